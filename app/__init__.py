@@ -1,0 +1,34 @@
+"""Errata: an error-knowledge service with a live reproducer."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from flask import Flask
+
+from app.config import load_settings
+from app.extensions import db, migrate
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the app: defaults, then the environment, then ``test_config``."""
+    app = Flask(__name__, instance_relative_config=True)
+    os.makedirs(app.instance_path, exist_ok=True)
+    app.config.from_mapping(load_settings(app.instance_path))
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=os.path.join(os.path.dirname(app.root_path), "migrations"))
+
+    from app import errors
+    from app.records import api as records_api
+    from app.records import views as records_views
+    from app.records.cli import records_cli
+
+    errors.init_app(app)
+    app.register_blueprint(records_views.bp)
+    app.register_blueprint(records_api.bp)
+    app.cli.add_command(records_cli)
+    return app

@@ -1,0 +1,54 @@
+# Errata: two commands on a fresh machine — `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 5000
+HOST ?= 127.0.0.1
+export FLASK_APP := app:create_app
+
+.DEFAULT_GOAL := help
+.PHONY: help install migrate import serve run test pytest lint format typecheck clean
+
+help: ## Show this help
+	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed ## Create .venv and install the app and its dev tools
+
+migrate: install ## Migrate the database (SQLite under instance/ unless DATABASE_URL is set)
+	$(BIN)/flask db upgrade
+
+import: migrate ## Import every dataset file in data/records/
+	$(BIN)/flask records import data/records/*.jsonl
+
+serve: ## Serve on http://$(HOST):$(PORT) with gunicorn (no setup)
+	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $${WEB_CONCURRENCY:-2} --access-logfile - 'app:create_app()'
+
+run: import serve ## Set up, migrate, import data/records/ and serve on http://127.0.0.1:$(PORT)
+
+lint: install ## ruff check + ruff format --check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install ## Reformat the code with ruff
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+typecheck: install ## mypy on app/ and repro/
+	$(BIN)/mypy
+
+pytest: install ## Run the test suite only
+	$(BIN)/pytest
+
+test: lint typecheck pytest ## Install what the tests need and run them all
+
+clean: ## Remove the virtual environment and the local database
+	rm -rf $(VENV) instance .pytest_cache .mypy_cache .ruff_cache

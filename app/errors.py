@@ -1,0 +1,49 @@
+"""Errors as RFC 9457 problem details on the API, as pages in the browser."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+PROBLEM_JSON = "application/problem+json"
+
+
+def problem(status: int, title: str, detail: str | None = None, **extra: Any) -> Response:
+    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    body.update(extra)
+    response = jsonify(body)
+    response.status_code = status
+    response.mimetype = PROBLEM_JSON
+    return response
+
+
+def _wants_problem() -> bool:
+    return request.path.startswith("/api/")
+
+
+def init_app(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def handle_http(exc: HTTPException) -> Response | tuple[str, int]:
+        status = exc.code or 500
+        if _wants_problem():
+            return problem(status, exc.name, exc.description)
+        return render_template(
+            "error.html", status=status, title=exc.name, detail=exc.description
+        ), status
+
+    @app.errorhandler(Exception)
+    def handle_unexpected(exc: Exception) -> Response | tuple[str, int]:
+        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        error = InternalServerError()
+        if _wants_problem():
+            return problem(500, error.name, "An unexpected error occurred; it has been logged.")
+        return render_template(
+            "error.html",
+            status=500,
+            title=error.name,
+            detail="An unexpected error occurred; it has been logged.",
+        ), 500

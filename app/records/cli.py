@@ -1,0 +1,116 @@
+"""``flask records ...``: import and export the dataset."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from typing import BinaryIO
+
+import click
+from flask.cli import AppGroup
+
+from app.extensions import db
+from app.records import services
+
+records_cli = AppGroup("records", help="Import, export and draft error records.")
+
+PROGRESS_MIN_BYTES = 1024 * 1024
+
+
+def _lines_with_progress(name: str, stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """Read lines, showing a progress bar on stderr for large files."""
+    try:
+        size = os.fstat(stream.fileno()).st_size
+    except (OSError, ValueError):
+        size = 0
+    if size < PROGRESS_MIN_BYTES:
+        yield from services.read_lines(name, stream)
+        return
+    with click.progressbar(
+        length=size, label=f"validating {name}", file=sys.stderr, show_pos=False
+    ) as bar:
+        for lineno, raw in services.read_lines(name, stream):
+            bar.update(len(raw) + 1)
+            yield lineno, raw
+
+
+@records_cli.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Import the valid lines even if some are bad (bad ones are still reported).",
+)
+def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
+    """Import JSONL dataset FILES ('-' reads stdin). Upserts by id, keeps history."""
+    parsed: list[services.ParsedLine] = []
+    errors: list[services.LineError] = []
+    for name in files:
+        try:
+            if name == "-":
+                file_parsed, file_errors = services.parse_stream(
+                    "<stdin>", services.read_lines("<stdin>", sys.stdin.buffer)
+                )
+            else:
+                with open(name, "rb") as stream:
+                    file_parsed, file_errors = services.parse_stream(
+                        name, _lines_with_progress(name, stream)
+                    )
+        except OSError as exc:
+            raise click.ClickException(f"{name}: cannot read: {exc.strerror or exc}") from None
+        parsed.extend(file_parsed)
+        errors.extend(file_errors)
+
+    seen: dict[str, services.ParsedLine] = {}
+    for item in parsed:
+        previous = seen.get(item.envelope.record.id)
+        if previous is not None:
+            errors.append(
+                services.LineError(
+                    item.source,
+                    item.line,
+                    "record.id",
+                    f"duplicate id (also {previous.source}:{previous.line})",
+                )
+            )
+        else:
+            seen[item.envelope.record.id] = item
+    for err in errors:
+        click.echo(str(err), err=True)
+    bad_lines = len({(e.source, e.line) for e in errors})
+    if errors and not skip_invalid:
+        raise click.ClickException(
+            f"{bad_lines} invalid line(s); nothing was imported (use --skip-invalid "
+            "to import the valid lines)"
+        )
+    bad_keys = {(e.source, e.line) for e in errors}
+    good = [p for p in seen.values() if (p.source, p.line) not in bad_keys]
+    stats = services.upsert(db.session, good)
+    db.session.commit()
+    click.echo(
+        f"imported: {stats.created} created, {stats.updated} updated, "
+        f"{stats.unchanged} unchanged, {bad_lines} invalid"
+    )
+    if errors:
+        sys.exit(1)
+
+
+@records_cli.command("export")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default="-",
+    help="Write to this file instead of stdout.",
+)
+def export_command(output: str) -> None:
+    """Write every record as JSONL, in the dataset's own envelope."""
+    stream = click.open_file(output, "w", encoding="utf-8")
+    count = 0
+    with stream:
+        for envelope in services.iter_export(db.session):
+            stream.write(json.dumps(envelope, ensure_ascii=False) + "\n")
+            count += 1
+    click.echo(f"exported {count} record(s)", err=True)

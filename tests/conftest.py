@@ -1,0 +1,148 @@
+"""Shared fixtures: a migrated database per backend, the app, a client and a CLI runner.
+
+Database tests run on SQLite and on PostgreSQL. PostgreSQL gets a throwaway database per
+run, created here and dropped at the end; ``test``, ``postgres`` and ``root`` are never
+dropped. Without a reachable server the PostgreSQL tests fail in CI (``CI=true``) and skip
+with the reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient, FlaskCliRunner
+from sqlalchemy import text
+
+from app import create_app
+from app.extensions import db
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED_FILE = ROOT / "data" / "records" / "sglang.jsonl"
+PG_ADMIN_URL = os.environ.get(
+    "ERRATA_TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+PROTECTED_DATABASES = {"test", "postgres", "root", "template0", "template1"}
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def _pg_unavailable(reason: str) -> None:
+    message = f"PostgreSQL at {PG_ADMIN_URL} is not reachable: {reason}"
+    if _in_ci():
+        pytest.fail(message + " (CI=true: PostgreSQL tests must run)", pytrace=False)
+    pytest.skip(message)
+
+
+class PostgresDatabase:
+    """A throwaway PostgreSQL database, named uniquely per run."""
+
+    def __init__(self) -> None:
+        self.name = f"errata_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        assert self.name not in PROTECTED_DATABASES
+        base = PG_ADMIN_URL.rsplit("/", 1)[0]
+        self.url = f"{base}/{self.name}"
+
+    def create(self) -> None:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=3) as conn:
+            conn.execute(f'CREATE DATABASE "{self.name}"')
+
+    def drop(self) -> None:
+        if self.name in PROTECTED_DATABASES:
+            return
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=3) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+def make_database(kind: str, tmp_path: Path) -> tuple[str, PostgresDatabase | None]:
+    """A fresh, empty database URL of ``kind`` (and the handle to drop it)."""
+    if kind == "sqlite":
+        return f"sqlite:///{tmp_path / f'errata-{uuid.uuid4().hex[:8]}.db'}", None
+    pg = PostgresDatabase()
+    try:
+        pg.create()
+    except psycopg.OperationalError as exc:
+        _pg_unavailable(str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc))
+    return "postgresql+psycopg://" + pg.url.split("://", 1)[1], pg
+
+
+def migrate_up(url: str) -> None:
+    from flask_migrate import upgrade
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "TESTING": True})
+    with app.app_context():
+        upgrade()
+        db.engine.dispose()
+
+
+BACKENDS = [
+    pytest.param("sqlite", marks=pytest.mark.unit, id="sqlite"),
+    pytest.param("postgresql", marks=pytest.mark.integration, id="postgresql"),
+]
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A database migrated to head, shared by the tests of one backend."""
+    url, pg = make_database(request.param, tmp_path_factory.mktemp("db"))
+    try:
+        migrate_up(url)
+        yield url
+    finally:
+        if pg is not None:
+            pg.drop()
+
+
+@pytest.fixture
+def app(database_url: str, tmp_path: Path) -> Iterator[Flask]:
+    app = create_app(
+        {
+            "TESTING": True,
+            "SQLALCHEMY_DATABASE_URI": database_url,
+            "SERVER_NAME": "errata.test",
+        }
+    )
+    yield app
+    with app.app_context():
+        db.session.remove()
+        with db.engine.begin() as conn:
+            for table in reversed(db.metadata.sorted_tables):
+                conn.execute(text(f"DELETE FROM {table.name}"))
+        db.engine.dispose()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app: Flask) -> FlaskCliRunner:
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def db_session(app: Flask) -> Iterator[Any]:
+    with app.app_context():
+        yield db.session
+
+
+@pytest.fixture
+def seed_envelope() -> dict[str, Any]:
+    return json.loads(SEED_FILE.read_text(encoding="utf-8").splitlines()[0])
+
+
+@pytest.fixture
+def seeded(app: Flask, runner: FlaskCliRunner) -> Flask:
+    result = runner.invoke(args=["records", "import", str(SEED_FILE)])
+    assert result.exit_code == 0, result.output
+    return app
