@@ -49,7 +49,6 @@ def load_settings(instance_path: str, environ: Mapping[str, str] | None = None) 
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         "ERRATA_PUBLIC_URL": "",
-        "JSON_SORT_KEYS": False,
     }
     maybe_set(settings, "SECRET_KEY", "SECRET_KEY", environ=environ)
     maybe_set(
