@@ -23,13 +23,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(os.path.dirname(app.root_path), "migrations"))
 
-    from app import errors
-    from app.records import api as records_api
+    from app import api, errors
     from app.records import views as records_views
     from app.records.cli import records_cli
 
     errors.init_app(app)
+    api.init_app(app)
     app.register_blueprint(records_views.bp)
-    app.register_blueprint(records_api.bp)
     app.cli.add_command(records_cli)
     return app

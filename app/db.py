@@ -26,6 +26,16 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+# Full-text search tables are backend-specific (FTS5 on SQLite, tsvector on PostgreSQL)
+# and built by migrations; they have no model, so schema comparison leaves them out.
+SEARCH_TABLE_PREFIX = "record_search"
+
+
+def include_name(name: str | None, type_: str, parent_names: Any) -> bool:
+    """Alembic filter: compare everything but the search index tables."""
+    return not (type_ == "table" and name is not None and name.startswith(SEARCH_TABLE_PREFIX))
+
+
 # A plain session or Flask-SQLAlchemy's scoped one: services accept either.
 DbSession = Session | scoped_session[Any]
 

@@ -115,6 +115,8 @@ def app(database_url: str, tmp_path: Path) -> Iterator[Flask]:
     with app.app_context():
         db.session.remove()
         with db.engine.begin() as conn:
+            if conn.dialect.name == "sqlite":
+                conn.execute(text("DELETE FROM record_search_fts"))
             for table in reversed(db.metadata.sorted_tables):
                 conn.execute(text(f"DELETE FROM {table.name}"))
         db.engine.dispose()

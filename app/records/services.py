@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from sqlalchemy import select
 
 from app.db import DbSession
+from app.search.services import index_records
 from app.records.models import (
     Record,
     RecordPreventionTip,
@@ -244,24 +245,26 @@ def upsert(session: DbSession, parsed: Iterable[ParsedLine], batch: int = 500) -
         chunk = pending[start : start + batch]
         ids = [p.envelope.record.id for p in chunk]
         existing = {r.id: r for r in session.scalars(select(Record).where(Record.id.in_(ids)))}
+        changed: list[Record] = []
         for item in chunk:
             envelope = item.envelope
             digest = content_hash(envelope)
             row = existing.get(envelope.record.id)
+            if row is not None and row.content_hash == digest:
+                stats.unchanged += 1
+                continue
             if row is None:
                 row = Record(version=1)
-                _apply(row, envelope, digest)
                 session.add(row)
-                session.add(_version_row(row, envelope))
                 stats.created += 1
-            elif row.content_hash == digest:
-                stats.unchanged += 1
             else:
                 row.version += 1
-                _apply(row, envelope, digest)
-                session.add(_version_row(row, envelope))
                 stats.updated += 1
+            _apply(row, envelope, digest)
+            session.add(_version_row(row, envelope))
+            changed.append(row)
         session.flush()
+        index_records(session, changed)
     return stats
 
 

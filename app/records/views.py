@@ -1,32 +1,44 @@
-"""Browser pages for records."""
+"""Browser pages: search with facets, a record, paste-a-traceback."""
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template, request
-from sqlalchemy import func, select
+from flask import Blueprint, Response, abort, render_template, request, url_for
+from werkzeug.datastructures import MultiDict
 
+from app.api.match import MAX_TEXT_BYTES, match_payload
+from app.api.records import BadParameter, parse_query
 from app.extensions import db
-from app.records import services
-from app.records.models import Record
+from app.records import presenters, queries, services
+from app.records.schemas import SEVERITIES
 
 bp = Blueprint("records", __name__)
 
-PAGE_SIZE = 50
+
+def _toggle_url(args: MultiDict[str, str], name: str, value: str) -> str:
+    """The current search with facet ``name=value`` switched on or off, back to page 1."""
+    params = args.to_dict(flat=False)
+    values = params.get(name, [])
+    params[name] = [v for v in values if v != value] if value in values else [*values, value]
+    params.pop("page", None)
+    return url_for("records.index", **params)
 
 
 @bp.get("/")
-def index() -> str:
-    page = request.args.get("page", "1")
-    page_number = int(page) if page.isdigit() and int(page) > 0 else 1
-    total = db.session.scalar(select(func.count()).select_from(Record)) or 0
-    rows = db.session.scalars(
-        select(Record)
-        .order_by(Record.repo, Record.id)
-        .offset((page_number - 1) * PAGE_SIZE)
-        .limit(PAGE_SIZE)
-    ).all()
+def index() -> str | tuple[str, int]:
+    try:
+        query = parse_query(request.args)
+    except BadParameter as exc:
+        return render_template("error.html", status=400, title="Bad Request", detail=str(exc)), 400
+    result = queries.find(db.session, query, with_facets=True)
+    page_args = request.args.to_dict(flat=False)
     return render_template(
-        "index.html", records=rows, total=total, page=page_number, page_size=PAGE_SIZE
+        "index.html",
+        query=query,
+        result=result,
+        args=request.args,
+        toggle_url=lambda name, value: _toggle_url(request.args, name, value),
+        page_url=lambda page: url_for("records.index", **{**page_args, "page": [str(page)]}),
+        severities=SEVERITIES,
     )
 
 
@@ -35,4 +47,41 @@ def record_page(record_id: str) -> str:
     row = services.get_record(db.session, record_id)
     if row is None:
         abort(404, description=f"No record with id {record_id!r}.")
-    return render_template("record.html", record=row, data=services.record_to_dict(row))
+    data = services.record_to_dict(row)
+    source = (
+        presenters.source_html(row.source_code, row.source_code_start, row.line_number,
+                               row.file_path)
+        if row.source_code
+        else None
+    )
+    return render_template(
+        "record.html",
+        record=row,
+        data=data,
+        source=source,
+        fix=presenters.split_example_fix(row.example_fix),
+        code_html=presenters.code_html,
+    )
+
+
+@bp.route("/match", methods=["GET", "POST"])
+def match_page() -> str | tuple[str, int]:
+    text = request.form.get("text", "") if request.method == "POST" else ""
+    result = None
+    status = 200
+    error = None
+    if request.method == "POST":
+        if not text.strip():
+            error, status = "Paste an error message, a traceback or a log excerpt.", 400
+        elif len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
+            error, status = f"That is over {MAX_TEXT_BYTES // 1024} KiB; paste less.", 413
+        else:
+            result = match_payload(text, limit=10)
+    return render_template("match.html", text=text, result=result, error=error), status
+
+
+@bp.get("/pygments.css")
+def pygments_css() -> Response:
+    response = Response(presenters.pygments_css(), mimetype="text/css")
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response

@@ -9,6 +9,7 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import inspect
 
 from app import create_app
+from app.db import include_name
 from app.extensions import db
 from tests.conftest import BACKENDS, make_database
 
@@ -22,7 +23,7 @@ def test_upgrade_check_downgrade(kind, tmp_path):
             upgrade()
             with db.engine.connect() as conn:
                 context = MigrationContext.configure(
-                    conn, opts={"compare_type": True, "render_as_batch": True}
+                    conn, opts={"compare_type": True, "render_as_batch": True, "include_name": include_name}
                 )
                 assert compare_metadata(context, db.metadata) == []
                 tables = set(inspect(conn).get_table_names())

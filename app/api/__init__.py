@@ -1,0 +1,14 @@
+"""REST API v1 for IDE plugins: JSON, problem details, CORS for extension origins."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from app.api import docs, match, records
+from app.api.blueprint import bp
+
+__all__ = ["bp", "docs", "init_app", "match", "records"]
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

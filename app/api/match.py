@@ -1,0 +1,72 @@
+"""``POST /api/v1/match``: paste an error, get the records it is, best first, with the why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app, jsonify, request
+from pydantic import ValidationError
+from sqlalchemy import select
+
+from app.api.blueprint import bp
+from app.api.records import flag, record_href
+from app.api.schemas import MatchRequest
+from app.errors import problem
+from app.extensions import db
+from app.matching import match_error
+from app.records.match_index import get_index
+from app.records.models import Record
+
+MAX_TEXT_BYTES = 256 * 1024
+
+
+def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any]:
+    """Match ``text`` against the store and build the response body."""
+    index = get_index(db.session, str(db.engine.url))
+    result = match_error(text, index, limit=limit)
+    ids = [m.record_id for m in result.matches]
+    rows = {r.id: r for r in db.session.scalars(select(Record).where(Record.id.in_(ids)))}
+    items = []
+    for m in result.matches:
+        row = rows.get(m.record_id)
+        if row is None:
+            continue
+        item: dict[str, Any] = {
+            "id": row.id,
+            "kind": m.why.kind,
+            "score": round(m.score, 4),
+            "errorMessage": row.error_message,
+            "errorClass": row.error_class,
+            "solutions": [s.text for s in row.solutions],
+            "href": record_href(row.id),
+        }
+        if not compact:
+            item["why"] = m.why.to_dict()
+        items.append(item)
+    body: dict[str, Any] = {"matches": items, "fallback": result.fallback}
+    if not compact:
+        body["parsed"] = result.parsed.to_dict()
+    return body
+
+
+@bp.post("/match")
+def match() -> Response:
+    if not request.is_json:
+        return problem(415, "Unsupported Media Type", "Send JSON: {\"text\": \"...\"}.")
+    if (request.content_length or 0) > current_app.config["MAX_CONTENT_LENGTH"]:
+        return problem(413, "Content Too Large", "The body is too large.")
+    data = request.get_json(silent=True)
+    if data is None:
+        return problem(400, "Bad Request", "The body is not valid JSON.")
+    try:
+        body = MatchRequest.model_validate(data)
+    except ValidationError as exc:
+        errors = [
+            {"field": ".".join(str(p) for p in e["loc"]) or "(body)", "reason": e["msg"]}
+            for e in exc.errors(include_url=False, include_input=False)
+        ]
+        return problem(422, "Unprocessable Content", "The body does not follow MatchRequest.",
+                       errors=errors)
+    if len(body.text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
+        return problem(413, "Content Too Large", f"text is over {MAX_TEXT_BYTES} bytes.")
+    return jsonify(match_payload(body.text, body.limit, flag(request.args, "compact")))

@@ -1,0 +1,159 @@
+"""``/api/v1/records`` and ``/api/v1/search``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app, jsonify, request, url_for
+from werkzeug.datastructures import MultiDict
+
+from app.api.blueprint import bp
+from app.errors import problem
+from app.extensions import db
+from app.records import queries, services
+from app.records.models import Record
+
+MAX_PER_PAGE = 100
+MAX_QUERY_LENGTH = 500
+
+
+class BadParameter(ValueError):
+    pass
+
+
+def record_href(record_id: str) -> str:
+    """Stable public URL of a record page (``ERRATA_PUBLIC_URL`` if set)."""
+    base = current_app.config.get("ERRATA_PUBLIC_URL", "").rstrip("/")
+    if base:
+        return f"{base}/records/{record_id}"
+    return url_for("records.record_page", record_id=record_id, _external=True)
+
+
+def record_payload(row: Record, compact: bool = False) -> dict[str, Any]:
+    if compact:
+        return {
+            "id": row.id,
+            "errorClass": row.error_class,
+            "errorMessage": row.error_message,
+            "severity": row.severity,
+            "solutions": [s.text for s in row.solutions],
+            "href": record_href(row.id),
+        }
+    body = services.record_to_dict(row)
+    body["datasetVersion"] = row.dataset_version
+    body["draft"] = row.is_draft
+    body["links"] = {
+        "self": url_for("api.get_record", record_id=row.id, _external=True),
+        "html": record_href(row.id),
+        "github": row.github_url,
+    }
+    return body
+
+
+def flag(args: MultiDict[str, str], name: str) -> bool:
+    value = args.get(name, "0").strip().lower()
+    if value in {"1", "true", "yes"}:
+        return True
+    if value in {"0", "false", "no", ""}:
+        return False
+    raise BadParameter(f"{name} must be 1 or 0.")
+
+
+def int_arg(args: MultiDict[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadParameter(f"{name} must be an integer.") from None
+    if not low <= value <= high:
+        raise BadParameter(f"{name} must be between {low} and {high}.")
+    return value
+
+
+def parse_query(args: MultiDict[str, str]) -> queries.RecordQuery:
+    q = args.get("q", "")
+    if len(q) > MAX_QUERY_LENGTH:
+        raise BadParameter(f"q is longer than {MAX_QUERY_LENGTH} characters.")
+    filters = {name: args.getlist(name) for name in queries.FACETS if name in args}
+    for values in filters.values():
+        if any(len(v) > 500 for v in values):
+            raise BadParameter("a filter value is longer than 500 characters.")
+    return queries.RecordQuery(
+        q=q,
+        filters=filters,
+        include_drafts=not flag(args, "exclude_drafts"),
+        page=int_arg(args, "page", 1, 1, 10_000),
+        per_page=int_arg(args, "per_page", 20, 1, MAX_PER_PAGE),
+    )
+
+
+@bp.errorhandler(BadParameter)
+def _bad_parameter(exc: BadParameter) -> Response:
+    return problem(400, "Bad Request", str(exc))
+
+
+@bp.get("/records")
+def list_records() -> Response:
+    """Records, filtered by facets and an optional full-text ``q``, paged."""
+    query = parse_query(request.args)
+    compact = flag(request.args, "compact")
+    result = queries.find(db.session, query, with_facets=flag(request.args, "facets"))
+    body: dict[str, Any] = {
+        "items": [record_payload(r, compact) for r in result.records],
+        "page": query.page,
+        "perPage": query.per_page,
+        "total": result.total,
+        "truncated": result.truncated,
+        "next": None,
+    }
+    reachable = min(result.total, 500) if query.q else result.total
+    if query.page * query.per_page < reachable:
+        args = request.args.to_dict(flat=False)
+        args["page"] = [str(query.page + 1)]
+        body["next"] = url_for("api.list_records", _external=True, **args)
+    if result.facets:
+        body["facets"] = {
+            name: [{"value": v, "count": n} for v, n in values]
+            for name, values in result.facets.items()
+        }
+    return jsonify(body)
+
+
+@bp.get("/records/<record_id>")
+def get_record(record_id: str) -> Response:
+    """One record; answers 304 to a matching ``If-None-Match``."""
+    row = services.get_record(db.session, record_id)
+    if row is None:
+        return problem(404, "Not Found", f"No record with id {record_id!r}.")
+    compact = flag(request.args, "compact")
+    response = jsonify(record_payload(row, compact))
+    response.set_etag(f"{row.content_hash[:20]}-{row.version}-{int(compact)}")
+    response.headers["Cache-Control"] = "public, max-age=60"
+    return response.make_conditional(request)
+
+
+@bp.get("/search")
+def search_records() -> Response:
+    """Full-text search: every word must appear (the last as a prefix), best first."""
+    query = parse_query(request.args)
+    if not query.q.strip():
+        raise BadParameter("q is required.")
+    result = queries.find(db.session, query)
+    items = [
+        {
+            "id": r.id,
+            "score": round(result.scores.get(r.id, 0.0), 4),
+            "errorClass": r.error_class,
+            "errorMessage": r.error_message,
+            "severity": r.severity,
+            "repo": r.repo,
+            "filePath": r.file_path,
+            "href": record_href(r.id),
+        }
+        for r in result.records
+    ]
+    return jsonify(
+        {"query": query.q, "total": result.total, "truncated": result.truncated, "items": items}
+    )

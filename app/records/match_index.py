@@ -1,0 +1,75 @@
+"""The in-process pattern index over the record store, rebuilt when records change.
+
+Each worker process keeps one :class:`MatchIndex`. At most every ``CHECK_INTERVAL``
+seconds a request compares the store's signature (count and last update) with the one the
+index was built from, and rebuilds it if they differ.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+
+from app.db import DbSession
+from app.matching import MatchIndex, PatternEntry
+from app.records.models import Record
+
+CHECK_INTERVAL = 2.0
+
+
+@dataclass
+class _Cached:
+    index: MatchIndex
+    signature: tuple[int, str]
+    checked_at: float
+
+
+_lock = threading.Lock()
+_cache: dict[str, _Cached] = {}
+
+
+def _signature(session: DbSession) -> tuple[int, str]:
+    count, last = session.execute(
+        select(func.count(), func.max(Record.updated_at)).select_from(Record)
+    ).one()
+    return int(count), str(last)
+
+
+def build_index(session: DbSession) -> MatchIndex:
+    rows = session.execute(
+        select(
+            Record.id,
+            Record.message_pattern,
+            Record.error_class,
+            Record.file_path,
+            Record.line_number,
+            Record.error_message,
+        )
+    )
+    return MatchIndex(PatternEntry(*row) for row in rows)
+
+
+def get_index(session: DbSession, key: str) -> MatchIndex:
+    """The index for the database ``key`` (its URL), fresh within ``CHECK_INTERVAL``."""
+    now = time.monotonic()
+    cached = _cache.get(key)
+    if cached is not None and now - cached.checked_at < CHECK_INTERVAL:
+        return cached.index
+    with _lock:
+        cached = _cache.get(key)
+        signature = _signature(session)
+        if cached is None or cached.signature != signature:
+            cached = _Cached(build_index(session), signature, now)
+            _cache[key] = cached
+        else:
+            cached.checked_at = now
+        return cached.index
+
+
+def forget() -> None:
+    """Drop every cached index (tests, after a bulk change)."""
+    with _lock:
+        _cache.clear()

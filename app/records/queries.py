@@ -1,0 +1,129 @@
+"""Find records: full-text query, facet filters, paging and facet counts.
+
+Shared by the browser (``/``) and the API (``/api/v1/records``, ``/api/v1/search``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select, text
+
+from app.db import DbSession
+from app.records.models import Record
+from app.search import services as search
+
+# Facet name -> SQL column on records ``r``.
+FACET_COLUMNS = {
+    "repo": "r.repo",
+    "errorType": "r.error_type",
+    "errorClass": "r.error_class",
+    "severity": "r.severity",
+}
+FACETS = (*FACET_COLUMNS, "tag")
+FACET_LIMIT = 25
+MAX_FILTER_VALUES = 20
+
+
+@dataclass
+class RecordQuery:
+    q: str = ""
+    filters: dict[str, list[str]] = field(default_factory=dict)
+    include_drafts: bool = True
+    page: int = 1
+    per_page: int = 20
+
+
+@dataclass
+class QueryResult:
+    records: list[Record]
+    total: int
+    scores: dict[str, float]
+    truncated: bool = False
+    facets: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+
+def _where(query: RecordQuery) -> tuple[str, dict[str, Any]]:
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    for name, values in query.filters.items():
+        values = [v for v in values if v][:MAX_FILTER_VALUES]
+        if not values:
+            continue
+        keys = [f"f_{name}_{i}" for i in range(len(values))]
+        params.update(zip(keys, values, strict=True))
+        placeholders = ", ".join(f":{k}" for k in keys)
+        if name == "tag":
+            clauses.append(
+                "EXISTS (SELECT 1 FROM record_tags t WHERE t.record_id = r.id "
+                f"AND t.tag IN ({placeholders}))"
+            )
+        elif name in FACET_COLUMNS:
+            clauses.append(f"{FACET_COLUMNS[name]} IN ({placeholders})")
+    if not query.include_drafts:
+        clauses.append("r.is_draft = :no_drafts")
+        params["no_drafts"] = False
+    return " AND ".join(clauses), params
+
+
+def find(session: DbSession, query: RecordQuery, with_facets: bool = False) -> QueryResult:
+    where, params = _where(query)
+    offset = (query.page - 1) * query.per_page
+    scores: dict[str, float] = {}
+    truncated = False
+    if query.q.strip() and search.query_terms(query.q):
+        found = search.search(
+            session, query.q, where, params, limit=query.per_page, offset=offset
+        )
+        ids = [h.record_id for h in found.hits]
+        scores = {h.record_id: h.score for h in found.hits}
+        total, truncated = found.total, found.truncated
+    else:
+        sql_where = f"WHERE {where}" if where else ""
+        total = session.execute(
+            text(f"SELECT count(*) FROM records r {sql_where}"), params
+        ).scalar_one()
+        ids = list(
+            session.execute(
+                text(
+                    f"SELECT r.id FROM records r {sql_where} ORDER BY r.is_draft, r.repo, r.id "
+                    f"LIMIT :limit OFFSET :offset"
+                ),
+                {**params, "limit": query.per_page, "offset": offset},
+            ).scalars()
+        )
+    rows = {r.id: r for r in session.scalars(select(Record).where(Record.id.in_(ids)))}
+    result = QueryResult([rows[i] for i in ids if i in rows], int(total), scores, truncated)
+    if with_facets:
+        result.facets = facet_counts(session, query)
+    return result
+
+
+def facet_counts(session: DbSession, query: RecordQuery) -> dict[str, list[tuple[str, int]]]:
+    """Counts per facet value over the records the query matches."""
+    where, params = _where(query)
+    clauses = [where] if where else []
+    if query.q.strip():
+        restricted = search.match_subquery(session, query.q)
+        if restricted is not None:
+            clauses.append(restricted[0])
+            params = {**params, **restricted[1]}
+    sql_where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    out: dict[str, list[tuple[str, int]]] = {}
+    for name in FACETS:
+        if name == "tag":
+            sql = (
+                "SELECT t.tag, count(*) AS n FROM records r "
+                f"JOIN record_tags t ON t.record_id = r.id {sql_where} "
+                "GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT :facet_limit"
+            )
+        else:
+            column = FACET_COLUMNS[name]
+            sql = (
+                f"SELECT {column}, count(*) AS n FROM records r {sql_where} "
+                f"GROUP BY {column} ORDER BY n DESC, {column} LIMIT :facet_limit"
+            )
+        rows = session.execute(text(sql), {**params, "facet_limit": FACET_LIMIT}).all()
+        out[name] = [(str(value), int(n)) for value, n in rows]
+    return out

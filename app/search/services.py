@@ -1,0 +1,166 @@
+"""Full-text search over records: SQLite FTS5 or PostgreSQL tsvector, behind one interface.
+
+Both backends index the same normalized words (see ``text``), retrieve candidates that
+contain every query word (the last one as a prefix), and hand them to one portable ranking,
+so the same corpus gives the same order on both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, text
+
+from app.db import DbSession
+from app.records.models import Record
+from app.search.text import SearchDocument, query_terms, score
+
+CANDIDATE_LIMIT = 500
+FIELDS = ("message", "klass", "tags", "path", "body")
+
+
+@dataclass(frozen=True)
+class Hit:
+    record_id: str
+    score: float
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit] = field(default_factory=list)
+    total: int = 0
+    truncated: bool = False
+
+
+def _dialect(session: DbSession) -> str:
+    return str(session.get_bind().dialect.name)
+
+
+def document_for(row: Record) -> SearchDocument:
+    texts: list[str | None] = [row.documentation, row.common_situations]
+    texts += [s.text for s in row.solutions]
+    texts += [t.text for t in row.prevention_tips]
+    texts += [s.text for s in row.trigger_scenarios] or [row.trigger_scenarios_text]
+    return SearchDocument.build(
+        row.id,
+        message=row.error_message,
+        error_class=row.error_class,
+        error_type=row.error_type,
+        tags=[t.tag for t in row.tags],
+        background_tag=row.background_tag,
+        file_path=row.file_path,
+        texts=texts,
+    )
+
+
+def index_records(session: DbSession, rows: Iterable[Record]) -> None:
+    """(Re)write the search rows of ``rows``; call after the rows are flushed."""
+    docs = [document_for(r) for r in rows]
+    if not docs:
+        return
+    ids = [d.record_id for d in docs]
+    table = "record_search_fts" if _dialect(session) == "sqlite" else "record_search"
+    session.execute(
+        text(f"DELETE FROM {table} WHERE record_id IN :ids").bindparams(
+            bindparam("ids", expanding=True)
+        ),
+        {"ids": ids},
+    )
+    values = [{"record_id": d.record_id, **d.fields()} for d in docs]
+    if table == "record_search_fts":
+        session.execute(
+            text(
+                "INSERT INTO record_search_fts (record_id, message, klass, tags, path, body) "
+                "VALUES (:record_id, :message, :klass, :tags, :path, :body)"
+            ),
+            values,
+        )
+    else:
+        session.execute(
+            text(
+                "INSERT INTO record_search (record_id, message, klass, tags, path, body, document)"
+                " VALUES (:record_id, :message, :klass, :tags, :path, :body,"
+                " setweight(to_tsvector('simple', :message), 'A')"
+                " || setweight(to_tsvector('simple', :klass || ' ' || :tags), 'B')"
+                " || setweight(to_tsvector('simple', :path), 'C')"
+                " || setweight(to_tsvector('simple', :body), 'D'))"
+            ),
+            values,
+        )
+
+
+def _match_sql(dialect: str, terms: Sequence[str]) -> tuple[str, str, dict[str, Any]]:
+    """(FROM clause, WHERE clause, params) selecting rows that contain every term."""
+    if dialect == "sqlite":
+        # Each term is made only of letters and digits, quoted anyway; the last is a prefix.
+        expr = " AND ".join(f'"{t}"' for t in terms[:-1])
+        last = f'"{terms[-1]}"*'
+        expr = f"{expr} AND {last}" if expr else last
+        return (
+            "record_search_fts s",
+            "record_search_fts MATCH :match",
+            {"match": expr},
+        )
+    tsquery = " & ".join(list(terms[:-1]) + [f"{terms[-1]}:*"])
+    return (
+        "record_search s",
+        "s.document @@ to_tsquery('simple', :match)",
+        {"match": tsquery},
+    )
+
+
+def _order_sql(dialect: str) -> str:
+    if dialect == "sqlite":
+        return "bm25(record_search_fts, 0, 4.0, 3.0, 3.0, 2.0, 1.0)"
+    return "-ts_rank(s.document, to_tsquery('simple', :match))"
+
+
+def search(
+    session: DbSession,
+    query: str,
+    where_sql: str = "",
+    params: dict[str, Any] | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> SearchResult:
+    """Records matching every word of ``query`` (and ``where_sql`` on records ``r``)."""
+    terms = query_terms(query)
+    if not terms:
+        return SearchResult()
+    dialect = _dialect(session)
+    from_sql, match_sql, match_params = _match_sql(dialect, terms)
+    bound = {**(params or {}), **match_params}
+    extra = f" AND {where_sql}" if where_sql else ""
+    base = f"FROM {from_sql} JOIN records r ON r.id = s.record_id WHERE {match_sql}{extra}"
+    total = session.execute(text(f"SELECT count(*) {base}"), bound).scalar_one()
+    cols = ", ".join(f"s.{name}" for name in FIELDS)
+    rows = session.execute(
+        text(
+            f"SELECT s.record_id, {cols} {base} "
+            f"ORDER BY {_order_sql(dialect)}, s.record_id LIMIT {CANDIDATE_LIMIT}"
+        ),
+        bound,
+    ).all()
+    ranked = sorted(
+        (
+            Hit(row[0], score(dict(zip(FIELDS, row[1:], strict=True)), terms, True))
+            for row in rows
+        ),
+        key=lambda h: (-h.score, h.record_id),
+    )
+    return SearchResult(
+        hits=ranked[offset : offset + limit],
+        total=int(total),
+        truncated=total > CANDIDATE_LIMIT,
+    )
+
+
+def match_subquery(session: DbSession, query: str) -> tuple[str, dict[str, Any]] | None:
+    """SQL (``r.id IN (...)``) restricting records to those matching ``query``."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    from_sql, match_sql, params = _match_sql(_dialect(session), terms)
+    return f"r.id IN (SELECT s.record_id FROM {from_sql} WHERE {match_sql})", params
