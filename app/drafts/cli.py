@@ -1,0 +1,51 @@
+"""`records draft`: a plain click command; the app registers it under `flask records`."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import IO
+
+import click
+
+from app.drafts.services import draft_records, envelope, iso_now
+
+_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+
+def _repo(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    if not _REPO.fullmatch(value):
+        raise click.BadParameter("expected OWNER/NAME")
+    return value
+
+
+@click.command("draft")
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Installed package directory or .whl file.",
+)
+@click.option("--repo", required=True, callback=_repo, help="GitHub OWNER/NAME.")
+@click.option("--sha", required=True, help="Commit the source corresponds to.")
+@click.option(
+    "--path-prefix",
+    default=None,
+    help="Package location in the repo (default from --repo, e.g. python/ for sglang).",
+)
+@click.option("-o", "--output", type=click.File("w"), default="-", help="JSONL file (default -).")
+def draft_command(
+    source: Path, repo: str, sha: str, path_prefix: str | None, output: IO[str]
+) -> None:
+    """Write draft error records (JSONL) for a package's raise sites."""
+    stamp = iso_now()
+    count = 0
+    try:
+        for record in draft_records(source, repo, sha, path_prefix=path_prefix, analyzed_at=stamp):
+            output.write(json.dumps(envelope(record, stamp), ensure_ascii=False) + "\n")
+            count += 1
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{count} draft records", err=True)

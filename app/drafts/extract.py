@@ -1,0 +1,200 @@
+"""Find `raise X("...")` sites in Python source and recover their message templates.
+
+A message template is a tuple of parts: literal strings and `Placeholder`s for the
+values only known at run time (f-string fields, %-format and str.format arguments,
+non-literal operands of `+`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+MAX_PLACEHOLDER_NAME = 60
+_PERCENT = re.compile(
+    r"%(?:\((?P<key>[^)\n]{1,100})\))?[#0\- +]*(?:\*|\d{1,4})?(?:\.(?:\*|\d{1,4}))?[hlL]?"
+    r"(?P<conv>[diouxXeEfFgGcrsa%])"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """A run-time value in a message; `name` is the source expression, shortened."""
+
+    name: str
+
+
+Part = str | Placeholder
+
+
+@dataclass(frozen=True, slots=True)
+class RaiseSite:
+    """One raise statement with a recoverable message."""
+
+    error_class: str
+    parts: tuple[Part, ...]
+    line: int
+    end_line: int
+
+
+def _name(node: ast.expr) -> str:
+    try:
+        text = ast.unparse(node)
+    except (ValueError, RecursionError):  # pragma: no cover - malformed synthetic trees
+        text = "value"
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_PLACEHOLDER_NAME else text[: MAX_PLACEHOLDER_NAME - 3] + "..."
+
+
+def _fstring(node: ast.JoinedStr) -> list[Part]:
+    parts: list[Part] = []
+    for value in node.values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            parts.append(value.value)
+        elif isinstance(value, ast.FormattedValue):
+            parts.append(Placeholder(_name(value.value)))
+        else:  # pragma: no cover - not produced by the parser
+            parts.append(Placeholder("value"))
+    return parts
+
+
+def _percent(fmt: str, args: ast.expr) -> list[Part] | None:
+    """Expand `"..." % args`; None if the format does not look like %-formatting."""
+    if isinstance(args, ast.Tuple):
+        positional = [_name(e) for e in args.elts]
+    else:
+        positional = [_name(args)]
+    keyed = {}
+    if isinstance(args, ast.Dict):
+        for k, v in zip(args.keys, args.values, strict=True):
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                keyed[k.value] = _name(v)
+    parts: list[Part] = []
+    pos = 0
+    used = 0
+    for m in _PERCENT.finditer(fmt):
+        parts.append(fmt[pos : m.start()])
+        pos = m.end()
+        if m.group("conv") == "%":
+            parts.append("%")
+        elif m.group("key") is not None:
+            parts.append(Placeholder(keyed.get(m.group("key"), m.group("key"))))
+        else:
+            name = positional[used] if used < len(positional) else f"arg{used}"
+            used += 1
+            parts.append(Placeholder(name))
+    parts.append(fmt[pos:])
+    return parts
+
+
+def _format(fmt: str, call: ast.Call) -> list[Part] | None:
+    """Expand `"...".format(...)`; None if the format string is malformed."""
+    kwargs = {k.arg: _name(k.value) for k in call.keywords if k.arg}
+    positional = [_name(a) for a in call.args]
+    parts: list[Part] = []
+    auto = 0
+    try:
+        fields = list(string.Formatter().parse(fmt))
+    except ValueError:
+        return None
+    for literal, field, _spec, _conv in fields:
+        parts.append(literal)
+        if field is None:
+            continue
+        head = re.split(r"[.\[]", field, maxsplit=1)[0]
+        if head == "":
+            name = positional[auto] if auto < len(positional) else f"{auto}"
+            auto += 1
+        elif head.isdigit():
+            idx = int(head)
+            name = positional[idx] if idx < len(positional) else head
+        else:
+            name = kwargs.get(head, head)
+        parts.append(Placeholder(name + field[len(head) :] if head else name))
+    return parts
+
+
+def message_parts(node: ast.expr) -> list[Part] | None:
+    """Template of a message expression, or None if no literal text is recoverable."""
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) else None
+    if isinstance(node, ast.JoinedStr):
+        return _fstring(node)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+            return _percent(node.left.value, node.right)
+        return None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        target = node.func.value
+        if (
+            node.func.attr == "format"
+            and isinstance(target, ast.Constant)
+            and isinstance(target.value, str)
+        ):
+            return _format(target.value, node)
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = message_parts(node.left)
+        right = message_parts(node.right)
+        if left is None and right is None:
+            return None
+        return (left or [Placeholder(_name(node.left))]) + (
+            right or [Placeholder(_name(node.right))]
+        )
+    return None
+
+
+def normalise(parts: list[Part]) -> tuple[Part, ...]:
+    """Merge adjacent literals and adjacent placeholders; drop empty literals."""
+    out: list[Part] = []
+    for part in parts:
+        if isinstance(part, str):
+            if not part:
+                continue
+            if out and isinstance(out[-1], str):
+                out[-1] = out[-1] + part
+                continue
+        elif out and isinstance(out[-1], Placeholder):
+            out[-1] = Placeholder(f"{out[-1].name}{part.name}")
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def has_literal_text(parts: tuple[Part, ...]) -> bool:
+    return any(isinstance(p, str) and any(c.isalpha() for c in p) for p in parts)
+
+
+def _exception_class(exc: ast.expr) -> tuple[str, ast.Call] | None:
+    if not isinstance(exc, ast.Call) or not isinstance(exc.func, ast.Name | ast.Attribute):
+        return None
+    name = _name(exc.func)
+    last = name.rsplit(".", 1)[-1]
+    if not last[:1].isupper():
+        return None
+    return name, exc
+
+
+def raise_sites(tree: ast.AST) -> Iterator[RaiseSite]:
+    """Raise statements whose first argument is a message with literal text."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Raise) or node.exc is None:
+            continue
+        found = _exception_class(node.exc)
+        if found is None:
+            continue
+        cls, call = found
+        arg = call.args[0] if call.args else None
+        if arg is None:
+            arg = next((k.value for k in call.keywords if k.arg in ("msg", "message")), None)
+        if arg is None:
+            continue
+        raw = message_parts(arg)
+        if raw is None:
+            continue
+        parts = normalise(raw)
+        if has_literal_text(parts):
+            yield RaiseSite(cls, parts, node.lineno, node.end_lineno or node.lineno)

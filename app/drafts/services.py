@@ -1,0 +1,70 @@
+"""Generate draft error records from a package's raise sites."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from app.drafts.extract import RaiseSite, raise_sites
+from app.drafts.records import build_record, default_path_prefix
+from app.drafts.sources import iter_python_files
+
+
+def iso_now() -> str:
+    """UTC time like the dataset's: 2026-08-28T05:10:05.995Z."""
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def parse_source(data: bytes) -> ast.AST | None:
+    """Parse a file, or None if it is not valid Python for this interpreter."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes in third-party code
+        try:
+            return ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+
+def iter_sites(source: Path) -> Iterator[tuple[str, list[str], RaiseSite]]:
+    """(package path, source lines, site) for every usable raise site, in file order."""
+    for path, data in iter_python_files(source):
+        tree = parse_source(data)
+        if tree is None:
+            continue
+        lines = data.decode("utf-8", errors="replace").splitlines()
+        for site in sorted(raise_sites(tree), key=lambda s: s.line):
+            yield path, lines, site
+
+
+def draft_records(
+    source: Path,
+    repo: str,
+    sha: str,
+    *,
+    path_prefix: str | None = None,
+    analyzed_at: str | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Schema v2 draft records for the raise sites of a package directory or wheel."""
+    prefix = default_path_prefix(repo) if path_prefix is None else path_prefix
+    if prefix and not prefix.endswith("/"):
+        prefix += "/"
+    stamp = analyzed_at or iso_now()
+    for path, lines, site in iter_sites(source):
+        yield build_record(
+            site,
+            repo=repo,
+            sha=sha,
+            path=prefix + path,
+            source_lines=lines,
+            analyzed_at=stamp,
+        )
+
+
+def envelope(record: dict[str, Any], dataset_version: str) -> dict[str, Any]:
+    """One JSONL line: the record, the dataset version and the draft flag."""
+    return {"record": record, "datasetVersion": dataset_version, "draft": True}

@@ -1,0 +1,54 @@
+"""Read Python files from an installed package directory or a wheel (without extracting)."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+_DATA_LIBS = ("purelib", "platlib")
+
+
+def _wheel_member_path(name: str) -> str | None:
+    """Package-relative path of a wheel member, or None if it is not package code."""
+    parts = PurePosixPath(name).parts
+    if not parts or not name.endswith(".py"):
+        return None
+    if parts[0].endswith(".dist-info"):
+        return None
+    if parts[0].endswith(".data"):
+        if len(parts) > 2 and parts[1] in _DATA_LIBS:
+            return "/".join(parts[2:])
+        return None
+    return "/".join(parts)
+
+
+def iter_wheel(wheel: Path) -> Iterator[tuple[str, bytes]]:
+    with zipfile.ZipFile(wheel) as zf:
+        for info in sorted(zf.infolist(), key=lambda i: i.filename):
+            path = _wheel_member_path(info.filename)
+            if path is None or info.is_dir() or info.file_size > MAX_FILE_BYTES:
+                continue
+            yield path, zf.read(info)
+
+
+def iter_directory(root: Path) -> Iterator[tuple[str, bytes]]:
+    """A package directory (has __init__.py) keeps its own name in the paths."""
+    base = root.parent if (root / "__init__.py").exists() else root
+    for file in sorted(root.rglob("*.py")):
+        if "__pycache__" in file.parts or not file.is_file():
+            continue
+        if file.stat().st_size > MAX_FILE_BYTES:
+            continue
+        yield file.relative_to(base).as_posix(), file.read_bytes()
+
+
+def iter_python_files(source: Path) -> Iterator[tuple[str, bytes]]:
+    """(package-relative posix path, file bytes) for each Python file in the source."""
+    if source.is_dir():
+        yield from iter_directory(source)
+    elif zipfile.is_zipfile(source):
+        yield from iter_wheel(source)
+    else:
+        raise ValueError(f"not a package directory or wheel: {source}")

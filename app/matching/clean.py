@@ -1,0 +1,150 @@
+"""Normalise pasted text: decode, strip colour codes, unwrap JSON log lines, drop log prefixes.
+
+Every regular expression here is anchored or has bounded repetition, and every loop is
+bounded, so cleaning is linear in the (capped) input size.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+MAX_INPUT_CHARS = 262_144
+MAX_LINES = 20_000
+MAX_PREFIX_PASSES = 8
+TRACEBACK_HEADER = "Traceback (most recent call last):"
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\x1b[@-Z\\-_]")
+_JSON_ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
+_JSON_SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "", "t": "\t"}
+
+_TS = r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?"
+_LEVEL = r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)"
+# Each prefix is tried at the start of a line; the first that matches is removed.
+_PREFIXES: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p)
+    for p in (
+        # docker compose: "sglang-1  | "
+        r"[A-Za-z0-9][\w.-]{0,100} {1,40}\| ?",
+        # sglang: "[2026-12-01 09:14:03 TP0] ", "[2026-12-01 09:14:03 DP0 TP1] ", "[...] "
+        r"\[" + _TS + r"(?: [^\]\n]{0,80})?\] ?",
+        # logging: "2026-12-01 09:14:03,123 - name - ERROR - "
+        _TS + r" - [^\n]{0,200}? - " + _LEVEL + r" - ",
+        # vllm style: "ERROR 12-01 09:14:03 [file.py:12] "
+        _LEVEL + r" \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? \[[^\]\n]{0,200}\] ",
+        # bare timestamp, optional level: "2026-12-01T09:14:03.123Z ERROR "
+        _TS + r"(?:Z|[+-]\d\d:?\d\d)?(?: " + _LEVEL + r")?(?::| -)? ",
+        # logging.basicConfig default: "ERROR:root:"
+        _LEVEL + r":[\w.]{0,200}:",
+        # torch.distributed: "[rank0]: "
+        r"\[rank\d{1,6}\]: ?",
+        # pytest failure lines: "E   "
+        r"E   ",
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One cleaned line: its text without log prefixes, and the prefixes removed."""
+
+    text: str
+    prefix: str
+
+
+def decode(raw: str | bytes) -> str:
+    """Turn whatever was pasted into text, never raising."""
+    if isinstance(raw, bytes):
+        return raw.decode("utf-8", errors="replace")
+    return raw
+
+
+def cap_input(text: str) -> tuple[str, bool]:
+    """Keep at most MAX_INPUT_CHARS, centred on the first traceback if there is one."""
+    if len(text) <= MAX_INPUT_CHARS:
+        return text, False
+    start = text.find(TRACEBACK_HEADER)
+    if start < 0:
+        start = text.find("Traceback (most recent call last):\\n")
+    if start < 0:
+        return text[-MAX_INPUT_CHARS:], True
+    start = max(0, start - 4096)
+    return text[start : start + MAX_INPUT_CHARS], True
+
+
+def _unescape_json(s: str) -> str:
+    def repl(m: re.Match[str]) -> str:
+        g = m.group(1)
+        return chr(int(g[1:], 16)) if g[0] == "u" else _JSON_SIMPLE[g]
+
+    return _JSON_ESCAPE.sub(repl, s)
+
+
+def _json_strings(value: object, out: list[str], budget: list[int]) -> None:
+    """Collect string values from decoded JSON, breadth bounded by budget."""
+    if budget[0] <= 0:
+        return
+    budget[0] -= 1
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _json_strings(v, out, budget)
+    elif isinstance(value, list):
+        for v in value:
+            _json_strings(v, out, budget)
+
+
+def _expand_json_line(line: str) -> list[str] | None:
+    """Return the text a JSON log line carries when it embeds an escaped traceback."""
+    if "\\n" not in line or '"' not in line:
+        return None
+    brace = line.find("{")
+    if brace >= 0:
+        try:
+            doc = json.loads(line[brace:])
+        except ValueError:
+            doc = None
+        if doc is not None:
+            strings: list[str] = []
+            _json_strings(doc, strings, [256])
+            keep = [s for s in strings if "\n" in s]
+            if keep:
+                return "\n".join(keep).split("\n")
+    if TRACEBACK_HEADER + "\\n" in line:
+        return _unescape_json(line).split("\n")
+    return None
+
+
+def strip_prefixes(line: str) -> Line:
+    """Remove stacked log prefixes from the start of a line (bounded passes)."""
+    removed: list[str] = []
+    for _ in range(MAX_PREFIX_PASSES):
+        for prefix in _PREFIXES:
+            m = prefix.match(line)
+            if m and m.end() > 0:
+                removed.append(m.group(0))
+                line = line[m.end() :]
+                break
+        else:
+            break
+    return Line(line.rstrip(), "".join(removed))
+
+
+def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
+    """Decode, cap and normalise pasted text into prefix-free lines."""
+    text, truncated = cap_input(decode(raw))
+    text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
+    text = _ANSI.sub("", text)
+    lines: list[Line] = []
+    for raw_line in text.split("\n", MAX_LINES)[:MAX_LINES]:
+        first = strip_prefixes(raw_line)
+        expanded = _expand_json_line(first.text)
+        if expanded is None:
+            lines.append(first)
+            continue
+        for sub in expanded[:MAX_LINES]:
+            inner = strip_prefixes(_ANSI.sub("", sub))
+            lines.append(Line(inner.text, first.prefix + inner.prefix))
+    return lines, truncated

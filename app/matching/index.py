@@ -1,0 +1,207 @@
+"""Pattern index: Aho-Corasick literal prefilter, RE2 verification, segment semantics.
+
+Match semantics: a record's `messagePattern` matches an exception message when the
+pattern matches the *whole* message (ignoring surrounding whitespace) or a whole
+*segment* of it: a line, or a clause of a line that starts at the line start, after
+": " or after a sentence end (". ", "! ", "? ") and ends at the line end, at a sentence
+end or before ": ". So "Loading failed: <pattern text>" and "<pattern text> Try X."
+match, but a pattern found in the middle of a longer sentence does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import ahocorasick
+import re2
+
+from app.matching.literals import extract
+
+MAX_VERIFY_CHARS = 16_384
+MAX_HITS = 8
+MAX_BOUNDS_PER_LINE = 6
+
+_START_MARKS = re.compile(r"(?::|[.!?])[ \t]+")
+_END_MARKS = re.compile(r"[.!?](?=[ \t])|(?=:[ \t])")
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+
+
+@dataclass(frozen=True, slots=True)
+class PatternEntry:
+    """One record's matching data, as plain values (no ORM objects)."""
+
+    record_id: str
+    pattern: str
+    error_class: str | None = None
+    file_path: str | None = None
+    line_number: int | None = None
+    error_message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PatternHit:
+    """A verified pattern match: span within the message and whether it is the whole."""
+
+    entry: PatternEntry
+    start: int
+    end: int
+    whole: bool
+    specificity: int
+
+
+@dataclass(slots=True)
+class _Segments:
+    """Candidate (start, end) spans of one message, longest first, built once per query."""
+
+    message: str
+    whole: tuple[int, int]
+    lines: list[tuple[int, int, list[int], list[int]]] = field(default_factory=list)
+
+
+def _strip_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _segments(message: str) -> _Segments:
+    seg = _Segments(message, _strip_bounds(message, 0, len(message)))
+    pos = 0
+    for raw in message.split("\n"):
+        ls, le = _strip_bounds(message, pos, pos + len(raw))
+        pos += len(raw) + 1
+        if ls >= le:
+            continue
+        line = message[ls:le]
+        starts = [ls] + [ls + m.end() for m in _START_MARKS.finditer(line)][:MAX_BOUNDS_PER_LINE]
+        ends = [le] + [ls + m.end() for m in _END_MARKS.finditer(line)][:MAX_BOUNDS_PER_LINE]
+        seg.lines.append((ls, le, starts, ends))
+    return seg
+
+
+def _verify(rx: re2._Regexp, seg: _Segments) -> tuple[int, int, bool] | None:
+    message = seg.message
+    first = rx.search(message)
+    if first is None:
+        return None
+    ws, we = seg.whole
+    if rx.fullmatch(message[ws:we]):
+        return ws, we, True
+    spans = [first.span()]
+    if len(spans) < MAX_HITS:
+        for m in rx.finditer(message, first.end() if first.end() > first.start() else we):
+            spans.append(m.span())
+            if len(spans) >= MAX_HITS:
+                break
+    pairs: set[tuple[int, int]] = set()
+    for ls, le, starts, ends in seg.lines:
+        if not any(s < le and e > ls or s == e == ls for s, e in spans):
+            continue
+        pairs.update((s, e) for s in starts for e in ends if s < e)
+        pairs.update((s, we) for s in starts if s < we)
+        pairs.update((ws, e) for e in ends if ws < e)
+    for s, e in sorted(pairs, key=lambda p: (p[0] - p[1], p[0])):
+        s, e = _strip_bounds(message, s, e)
+        if s < e and rx.fullmatch(message[s:e]):
+            return s, e, False
+    return None
+
+
+class MatchIndex:
+    """Immutable index over pattern entries; rebuild it when records change."""
+
+    def __init__(self, entries: Iterable[PatternEntry]) -> None:
+        self._entries: list[PatternEntry] = []
+        self._specificity: list[int] = []
+        self._by_id: dict[str, int] = {}
+        self._by_literal: dict[str, list[int]] = {}
+        self._always: list[int] = []
+        self._compiled: dict[int, re2._Regexp | None] = {}
+        for entry in entries:
+            idx = len(self._entries)
+            self._entries.append(entry)
+            self._by_id[entry.record_id] = idx
+            lits = extract(entry.pattern)
+            self._specificity.append(lits.specificity)
+            if lits.best is None:
+                self._always.append(idx)
+            else:
+                self._by_literal.setdefault(lits.best, []).append(idx)
+        self._automaton = ahocorasick.Automaton()
+        for literal in self._by_literal:
+            self._automaton.add_word(literal, literal)
+        if self._by_literal:
+            self._automaton.make_automaton()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def always_verified(self) -> int:
+        """How many patterns had no usable literal and are checked on every query."""
+        return len(self._always)
+
+    def get(self, record_id: str) -> PatternEntry | None:
+        idx = self._by_id.get(record_id)
+        return None if idx is None else self._entries[idx]
+
+    def entries(self) -> list[PatternEntry]:
+        return list(self._entries)
+
+    def specificity(self, record_id: str) -> int:
+        idx = self._by_id.get(record_id)
+        return 0 if idx is None else self._specificity[idx]
+
+    def _regex(self, idx: int) -> re2._Regexp | None:
+        if idx in self._compiled:
+            return self._compiled[idx]
+        try:
+            rx: re2._Regexp | None = re2.compile(self._entries[idx].pattern, _RE2_OPTIONS)
+        except Exception:  # re2 raises its own error type for unsupported syntax
+            rx = None
+        self._compiled[idx] = rx
+        return rx
+
+    def invalid_patterns(self) -> list[str]:
+        """Record ids whose pattern RE2 cannot compile (compiles every pattern: slow)."""
+        return [e.record_id for i, e in enumerate(self._entries) if self._regex(i) is None]
+
+    def candidates(self, message: str) -> list[int]:
+        """Entries whose required literal occurs in the message, plus the always-verify list."""
+        found: set[int] = set(self._always)
+        if self._by_literal:
+            hit_literals = {lit for _, lit in self._automaton.iter(message.casefold())}
+            for lit in hit_literals:
+                found.update(self._by_literal[lit])
+        return sorted(found)
+
+    def search(self, message: str) -> list[PatternHit]:
+        """All entries whose pattern matches the message (whole or a segment)."""
+        message = message[:MAX_VERIFY_CHARS]
+        if not message.strip():
+            return []
+        seg = _segments(message)
+        hits: list[PatternHit] = []
+        for idx in self.candidates(message):
+            rx = self._regex(idx)
+            if rx is None:
+                continue
+            found = _verify(rx, seg)
+            if found is not None:
+                start, end, whole = found
+                entry = self._entries[idx]
+                hits.append(PatternHit(entry, start, end, whole, self._specificity[idx]))
+        return hits
+
+    def naive_search(self, message: str) -> list[str]:
+        """Reference: RE2-search every pattern in turn (for benchmarks and tests)."""
+        return [
+            e.record_id
+            for i, e in enumerate(self._entries)
+            if (rx := self._regex(i)) is not None and rx.search(message) is not None
+        ]

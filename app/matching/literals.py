@@ -1,0 +1,132 @@
+"""Required literal text of a regular expression, for the Aho-Corasick prefilter.
+
+A literal is *required* when every match of the pattern contains it. Only required
+literals are safe to prefilter on. Literals are case-folded; the verifier is exact.
+"""
+
+from __future__ import annotations
+
+import re
+import re._constants as sre_c
+import re._parser as sre_p
+from dataclasses import dataclass
+
+MIN_LITERAL = 3
+_CLASS_ESCAPES = frozenset("dDwWsSbBAZz0123456789")
+_CHAR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": "\a"}
+_SLOW = frozenset("[(|{")
+
+
+@dataclass(frozen=True, slots=True)
+class Literals:
+    """The best prefilter literal (folded, or None if too short) and the specificity."""
+
+    best: str | None
+    specificity: int
+
+
+def _fast(pattern: str) -> list[str] | None:
+    """Scan simple patterns (escaped text, `.`, `*+?`, anchors); None means use the parser."""
+    runs: list[str] = []
+    cur: list[str] = []
+    i = 0
+    n = len(pattern)
+    after_quantifier = False
+    while i < n:
+        ch = pattern[i]
+        if ch in _SLOW:
+            return None
+        if ch == "\\":
+            if i + 1 >= n:
+                return None
+            nxt = pattern[i + 1]
+            i += 2
+            after_quantifier = False
+            if nxt in _CLASS_ESCAPES:
+                runs.append("".join(cur))
+                cur = []
+            elif nxt in _CHAR_ESCAPES:
+                cur.append(_CHAR_ESCAPES[nxt])
+            elif nxt.isalnum():
+                return None
+            else:
+                cur.append(nxt)
+            continue
+        i += 1
+        if ch in "*?":
+            if after_quantifier and ch == "?":
+                after_quantifier = False
+                continue
+            if cur:
+                cur.pop()
+            runs.append("".join(cur))
+            cur = []
+            after_quantifier = True
+        elif ch == "+":
+            if after_quantifier:
+                return None
+            runs.append("".join(cur))
+            cur = []
+            after_quantifier = True
+        elif ch in ".^$":
+            runs.append("".join(cur))
+            cur = []
+            after_quantifier = False
+        else:
+            cur.append(ch)
+            after_quantifier = False
+    runs.append("".join(cur))
+    return runs
+
+
+def _walk(seq: sre_p.SubPattern | list, runs: list[str]) -> None:
+    cur: list[str] = []
+
+    def flush() -> None:
+        runs.append("".join(cur))
+        cur.clear()
+
+    for op, av in seq:
+        if op is sre_c.LITERAL:
+            cur.append(chr(av))
+        elif op is sre_c.SUBPATTERN:
+            flush()
+            _walk(av[-1], runs)
+        elif op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT):
+            flush()
+            if av[0] >= 1:
+                _walk(av[2], runs)
+                runs.append("")
+        elif op is sre_c.ATOMIC_GROUP:
+            flush()
+            _walk(av, runs)
+        else:
+            flush()
+    flush()
+
+
+def required_runs(pattern: str) -> list[str] | None:
+    """Literal runs that every match contains; None if Python cannot parse the pattern."""
+    runs = _fast(pattern)
+    if runs is not None:
+        return runs
+    try:
+        parsed = sre_p.parse(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    out: list[str] = []
+    _walk(parsed, out)
+    return out
+
+
+def extract(pattern: str) -> Literals:
+    """Pick the longest required literal of a pattern (folded) and measure specificity."""
+    runs = required_runs(pattern)
+    if runs is None:
+        return Literals(None, 0)
+    runs = [r for r in runs if r.strip()]
+    specificity = sum(len(r) for r in runs)
+    if not runs:
+        return Literals(None, 0)
+    best = max(runs, key=len).casefold()
+    return Literals(best if len(best.strip()) >= MIN_LITERAL else None, specificity)

@@ -1,0 +1,232 @@
+"""Parse a pasted error (message, Python traceback or log) into exceptions and frames.
+
+`parse_error` never raises: any input gives a `ParsedError`, possibly with a single plain
+"exception" holding the cleaned text. Work is linear in the input, which is capped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from app.matching.clean import TRACEBACK_HEADER, Line, clean_lines
+
+MAX_MESSAGE_LINES = 60
+MAX_MESSAGE_CHARS = 8_192
+MAX_PLAIN_CHARS = 16_384
+MAX_FRAMES = 500
+
+ROLE_ROOT = "root"
+ROLE_LAST = "last"
+ROLE_CHAINED = "chained"
+ROLE_PLAIN = "plain"
+
+CHAIN_SEPARATORS = (
+    "The above exception was the direct cause of the following exception:",
+    "During handling of the above exception, another exception occurred:",
+)
+_FRAME = re.compile(r'\s*File "([^"\n]{1,2000})", line (\d{1,9})(?:, in ([^\n]{1,300}))?')
+_CLASS = r"[A-Za-z_]\w{0,200}(?:\.[A-Za-z_<>]\w{0,200}>?){0,30}"
+_EXC_LINE = re.compile(r"(" + _CLASS + r")(?::(?: ([^\n]*))?)?$")
+_RAISE = re.compile(r"raise (" + _CLASS + r")\b")
+_EXC_SUFFIX = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Timeout", "Failure")
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One traceback frame."""
+
+    file: str
+    line: int | None
+    function: str | None
+    source: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedException:
+    """One exception found in the input; role says where it sits in its chain."""
+
+    error_class: str | None
+    message: str
+    frames: tuple[Frame, ...]
+    role: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "errorClass": self.error_class,
+            "message": self.message,
+            "role": self.role,
+            "frames": [f.to_dict() for f in self.frames],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedError:
+    """All exceptions found, most useful first, plus the cleaned text for text search."""
+
+    exceptions: tuple[ParsedException, ...]
+    text: str
+    truncated: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "exceptions": [e.to_dict() for e in self.exceptions],
+            "truncated": self.truncated,
+        }
+
+
+def looks_like_exception_class(name: str) -> bool:
+    """True for names such as ValueError, torch.OutOfMemoryError, pkg.mod.SomethingFailed."""
+    last = name.rsplit(".", 1)[-1]
+    return last.endswith(_EXC_SUFFIX) or ("." in name and last[:1].isupper())
+
+
+def _indent(s: str) -> int:
+    return len(s) - len(s.lstrip())
+
+
+def _split_exception_line(s: str) -> tuple[str | None, str]:
+    m = _EXC_LINE.match(s)
+    if m is None:
+        return None, s
+    return m.group(1), (m.group(2) or "").strip()
+
+
+def _read_message(lines: list[Line], i: int, first: str, prefix: str, base: int) -> tuple[str, int]:
+    """Read a multi-line message starting after line i; return it and the next index."""
+    parts = [first]
+    size = len(first)
+    j = i + 1
+    while j < len(lines) and len(parts) < MAX_MESSAGE_LINES and size < MAX_MESSAGE_CHARS:
+        line = lines[j]
+        s = line.text
+        stripped = s.strip()
+        if (
+            not stripped
+            or line.prefix != prefix
+            or stripped.startswith("```")
+            or TRACEBACK_HEADER in s
+            or stripped in CHAIN_SEPARATORS
+            or _indent(s) < base
+        ):
+            break
+        parts.append(s[base:])
+        size += len(s)
+        j += 1
+    return "\n".join(parts).strip()[:MAX_MESSAGE_CHARS], j
+
+
+def _read_block(lines: list[Line], i: int) -> tuple[str | None, str, tuple[Frame, ...], int]:
+    """Read one traceback block whose header is at line i."""
+    header = lines[i].text
+    base = _indent(header) if header.lstrip().startswith(TRACEBACK_HEADER) else 0
+    frames: list[Frame] = []
+    j = i + 1
+    pending: tuple[str, int, str | None] | None = None
+    while j < len(lines):
+        s = lines[j].text
+        fm = _FRAME.match(s)
+        if fm:
+            if pending and len(frames) < MAX_FRAMES:
+                frames.append(Frame(pending[0], pending[1], pending[2], None))
+            pending = (fm.group(1), int(fm.group(2)), fm.group(3))
+            j += 1
+            continue
+        stripped = s.strip()
+        if not stripped or _indent(s) > base or stripped.startswith("[Previous line repeated"):
+            if pending and stripped and not set(stripped) <= set("^~ "):
+                if len(frames) < MAX_FRAMES:
+                    frames.append(Frame(pending[0], pending[1], pending[2], stripped[:500]))
+                pending = None
+            j += 1
+            continue
+        break
+    if pending and len(frames) < MAX_FRAMES:
+        frames.append(Frame(pending[0], pending[1], pending[2], None))
+    if j >= len(lines):
+        return _class_from_source(None, frames), "", tuple(frames), j
+    cls, first = _split_exception_line(lines[j].text.strip())
+    message, j = _read_message(lines, j, first, lines[j].prefix, base)
+    return _class_from_source(cls, frames), message, tuple(frames), j
+
+
+def _class_from_source(cls: str | None, frames: list[Frame]) -> str | None:
+    """Fall back to the class named by `raise X(...)` in the innermost frame's source."""
+    if cls is not None or not frames or not frames[-1].source:
+        return cls
+    m = _RAISE.search(frames[-1].source)
+    return m.group(1) if m else None
+
+
+def _parse_tracebacks(lines: list[Line]) -> list[list[tuple[str | None, str, tuple[Frame, ...]]]]:
+    """Group traceback blocks into chains (root cause first)."""
+    chains: list[list[tuple[str | None, str, tuple[Frame, ...]]]] = []
+    chained_next = False
+    i = 0
+    while i < len(lines):
+        s = lines[i].text
+        if TRACEBACK_HEADER in s:
+            cls, message, frames, i = _read_block(lines, i)
+            if chained_next and chains:
+                chains[-1].append((cls, message, frames))
+            else:
+                chains.append([(cls, message, frames)])
+            chained_next = False
+            continue
+        stripped = s.strip()
+        if stripped in CHAIN_SEPARATORS:
+            chained_next = True
+        elif stripped and chained_next and not stripped.startswith("```"):
+            chained_next = False
+        i += 1
+    return chains
+
+
+def _plain(lines: list[Line]) -> list[ParsedException]:
+    """Exceptions from text without a traceback: `Class: message` lines, then all text."""
+    found: list[ParsedException] = []
+    i = 0
+    while i < len(lines) and len(found) < 20:
+        s = lines[i].text.strip()
+        cls, first = _split_exception_line(s)
+        if cls and first and looks_like_exception_class(cls):
+            message, i = _read_message(lines, i, first, lines[i].prefix, _indent(lines[i].text))
+            found.append(ParsedException(cls, message, (), ROLE_PLAIN))
+            continue
+        i += 1
+    body = "\n".join(line.text for line in lines if not line.text.strip().startswith("```"))
+    body = body.strip()[-MAX_PLAIN_CHARS:]
+    only = found[0] if len(found) == 1 else None
+    if body and not (only and body == f"{only.error_class}: {only.message}"):
+        found.append(ParsedException(None, body, (), ROLE_PLAIN))
+    return found
+
+
+def parse_error(raw: str | bytes) -> ParsedError:
+    """Parse pasted text; never raises, bounded work."""
+    lines, truncated = clean_lines(raw)
+    text = "\n".join(line.text for line in lines)[-MAX_PLAIN_CHARS:]
+    exceptions: list[ParsedException] = []
+    seen: set[tuple[str | None, str, str]] = set()
+    for chain in _parse_tracebacks(lines):
+        for pos, (cls, message, frames) in enumerate(chain):
+            if len(chain) == 1 or pos == len(chain) - 1:
+                role = ROLE_LAST
+            elif pos == 0:
+                role = ROLE_ROOT
+            else:
+                role = ROLE_CHAINED
+            key = (cls, message, role)
+            if key not in seen:
+                seen.add(key)
+                exceptions.append(ParsedException(cls, message, frames, role))
+    if not exceptions:
+        exceptions = _plain(lines)
+    # The last exception and the root cause are what users mean; intermediates follow.
+    order = {ROLE_LAST: 0, ROLE_ROOT: 1, ROLE_PLAIN: 2, ROLE_CHAINED: 3}
+    exceptions.sort(key=lambda e: order[e.role])
+    return ParsedError(tuple(exceptions), text, truncated)
