@@ -46,8 +46,11 @@ def _param(name: str, description: str, schema: dict[str, Any], **extra: Any) ->
 _FLAG = {"type": "string", "enum": ["0", "1", "true", "false"]}
 _FILTER = {"type": "array", "items": {"type": "string", "maxLength": 500}, "maxItems": 20}
 _LIST_PARAMS = [
-    _param("q", "Full-text query: every word must appear, the last as a prefix",
-           {"type": "string", "maxLength": 500}),
+    _param(
+        "q",
+        "Full-text query: every word must appear, the last as a prefix",
+        {"type": "string", "maxLength": 500},
+    ),
     *(
         _param(name, f"Filter on {name} (repeatable)", _FILTER, style="form", explode=True)
         for name in ("repo", "errorType", "errorClass", "severity", "tag")
@@ -91,15 +94,22 @@ def openapi_document() -> dict[str, Any]:
                     "operationId": "getRecord",
                     "summary": "One record (ETag; 304 on If-None-Match)",
                     "parameters": [
-                        {"name": "record_id", "in": "path", "required": True,
-                         "schema": {"type": "string", "maxLength": 64}},
+                        {
+                            "name": "record_id",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string", "maxLength": 64},
+                        },
                         _param("compact", "Return the compact form", _FLAG),
                     ],
                     "responses": {
                         "200": {
                             "description": "The record",
-                            "content": {"application/json": {"schema": {"oneOf": [
-                                _ref("RecordOut"), _ref("RecordCompact")]}}},
+                            "content": {
+                                "application/json": {
+                                    "schema": {"oneOf": [_ref("RecordOut"), _ref("RecordCompact")]}
+                                }
+                            },
                         },
                         "304": {"description": "Not modified"},
                         "400": bad_request,
@@ -111,8 +121,9 @@ def openapi_document() -> dict[str, Any]:
                 "get": {
                     "operationId": "search",
                     "summary": "Full-text search, best first",
-                    "parameters": [p for p in _LIST_PARAMS if p["name"] not in {"compact",
-                                                                                  "facets"}],
+                    "parameters": [
+                        p for p in _LIST_PARAMS if p["name"] not in {"compact", "facets"}
+                    ],
                     "responses": {"200": _json("SearchResponse", "Hits"), "400": bad_request},
                 }
             },

@@ -52,7 +52,7 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
 @bp.post("/match")
 def match() -> Response:
     if not request.is_json:
-        return problem(415, "Unsupported Media Type", "Send JSON: {\"text\": \"...\"}.")
+        return problem(415, "Unsupported Media Type", 'Send JSON: {"text": "..."}.')
     if (request.content_length or 0) > current_app.config["MAX_CONTENT_LENGTH"]:
         return problem(413, "Content Too Large", "The body is too large.")
     data = request.get_json(silent=True)
@@ -65,8 +65,9 @@ def match() -> Response:
             {"field": ".".join(str(p) for p in e["loc"]) or "(body)", "reason": e["msg"]}
             for e in exc.errors(include_url=False, include_input=False)
         ]
-        return problem(422, "Unprocessable Content", "The body does not follow MatchRequest.",
-                       errors=errors)
+        return problem(
+            422, "Unprocessable Content", "The body does not follow MatchRequest.", errors=errors
+        )
     if len(body.text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
         return problem(413, "Content Too Large", f"text is over {MAX_TEXT_BYTES} bytes.")
     return jsonify(match_payload(body.text, body.limit, flag(request.args, "compact")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, current_app, jsonify, request, url_for
+from flask.typing import ResponseReturnValue
 from werkzeug.datastructures import MultiDict
 
 from app.api.blueprint import bp
@@ -110,7 +111,7 @@ def list_records() -> Response:
     }
     reachable = min(result.total, 500) if query.q else result.total
     if query.page * query.per_page < reachable:
-        args = request.args.to_dict(flat=False)
+        args: dict[str, Any] = request.args.to_dict(flat=False)
         args["page"] = [str(query.page + 1)]
         body["next"] = url_for("api.list_records", _external=True, **args)
     if result.facets:
@@ -122,7 +123,7 @@ def list_records() -> Response:
 
 
 @bp.get("/records/<record_id>")
-def get_record(record_id: str) -> Response:
+def get_record(record_id: str) -> ResponseReturnValue:
     """One record; answers 304 to a matching ``If-None-Match``."""
     row = services.get_record(db.session, record_id)
     if row is None:

@@ -10,11 +10,25 @@ from typing import BinaryIO
 
 import click
 from flask.cli import AppGroup
+from sqlalchemy import inspect
+from sqlalchemy.exc import OperationalError
 
 from app.extensions import db
 from app.records import services
 
 records_cli = AppGroup("records", help="Import, export and draft error records.")
+
+
+def require_schema() -> None:
+    """Fail with a clear message, not a traceback, when the database was never migrated."""
+    try:
+        present = inspect(db.engine).has_table("records")
+    except OperationalError as exc:
+        raise click.ClickException(f"cannot open the database: {exc.orig}") from None
+    if not present:
+        raise click.ClickException(
+            "the database has no schema yet: run `flask db upgrade` (or `make migrate`) first"
+        )
 
 PROGRESS_MIN_BYTES = 1024 * 1024
 
@@ -45,6 +59,7 @@ def _lines_with_progress(name: str, stream: BinaryIO) -> Iterator[tuple[int, byt
 )
 def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
     """Import JSONL dataset FILES ('-' reads stdin). Upserts by id, keeps history."""
+    require_schema()
     parsed: list[services.ParsedLine] = []
     errors: list[services.LineError] = []
     for name in files:
@@ -107,6 +122,7 @@ def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
 )
 def export_command(output: str) -> None:
     """Write every record as JSONL, in the dataset's own envelope."""
+    require_schema()
     stream = click.open_file(output, "w", encoding="utf-8")
     count = 0
     with stream:

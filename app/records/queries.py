@@ -73,9 +73,7 @@ def find(session: DbSession, query: RecordQuery, with_facets: bool = False) -> Q
     scores: dict[str, float] = {}
     truncated = False
     if query.q.strip() and search.query_terms(query.q):
-        found = search.search(
-            session, query.q, where, params, limit=query.per_page, offset=offset
-        )
+        found = search.search(session, query.q, where, params, limit=query.per_page, offset=offset)
         ids = [h.record_id for h in found.hits]
         scores = {h.record_id: h.score for h in found.hits}
         total, truncated = found.total, found.truncated

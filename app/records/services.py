@@ -15,7 +15,6 @@ from pydantic import ValidationError
 from sqlalchemy import select
 
 from app.db import DbSession
-from app.search.services import index_records
 from app.records.models import (
     Record,
     RecordPreventionTip,
@@ -25,6 +24,7 @@ from app.records.models import (
     RecordVersion,
 )
 from app.records.schemas import RECORD_FIELDS, Envelope
+from app.search.services import index_records
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_JSON_DEPTH = 32

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, abort, render_template, request, url_for
 from werkzeug.datastructures import MultiDict
 
@@ -16,7 +18,7 @@ bp = Blueprint("records", __name__)
 
 def _toggle_url(args: MultiDict[str, str], name: str, value: str) -> str:
     """The current search with facet ``name=value`` switched on or off, back to page 1."""
-    params = args.to_dict(flat=False)
+    params: dict[str, Any] = args.to_dict(flat=False)
     values = params.get(name, [])
     params[name] = [v for v in values if v != value] if value in values else [*values, value]
     params.pop("page", None)
@@ -30,7 +32,7 @@ def index() -> str | tuple[str, int]:
     except BadParameter as exc:
         return render_template("error.html", status=400, title="Bad Request", detail=str(exc)), 400
     result = queries.find(db.session, query, with_facets=True)
-    page_args = request.args.to_dict(flat=False)
+    page_args: dict[str, Any] = request.args.to_dict(flat=False)
     return render_template(
         "index.html",
         query=query,
@@ -49,8 +51,9 @@ def record_page(record_id: str) -> str:
         abort(404, description=f"No record with id {record_id!r}.")
     data = services.record_to_dict(row)
     source = (
-        presenters.source_html(row.source_code, row.source_code_start, row.line_number,
-                               row.file_path)
+        presenters.source_html(
+            row.source_code, row.source_code_start, row.line_number, row.file_path
+        )
         if row.source_code
         else None
     )

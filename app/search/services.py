@@ -144,10 +144,7 @@ def search(
         bound,
     ).all()
     ranked = sorted(
-        (
-            Hit(row[0], score(dict(zip(FIELDS, row[1:], strict=True)), terms, True))
-            for row in rows
-        ),
+        (Hit(row[0], score(dict(zip(FIELDS, row[1:], strict=True)), terms, True)) for row in rows),
         key=lambda h: (-h.score, h.record_id),
     )
     return SearchResult(

@@ -21,9 +21,7 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def _normalize(*parts):
-    return " ".join(
-        t for p in parts if p for t in _TOKEN.findall(p.lower()) if len(t) <= 64
-    )
+    return " ".join(t for p in parts if p for t in _TOKEN.findall(p.lower()) if len(t) <= 64)
 
 
 def _documents(bind):

@@ -23,7 +23,12 @@ def test_upgrade_check_downgrade(kind, tmp_path):
             upgrade()
             with db.engine.connect() as conn:
                 context = MigrationContext.configure(
-                    conn, opts={"compare_type": True, "render_as_batch": True, "include_name": include_name}
+                    conn,
+                    opts={
+                        "compare_type": True,
+                        "render_as_batch": True,
+                        "include_name": include_name,
+                    },
                 )
                 assert compare_metadata(context, db.metadata) == []
                 tables = set(inspect(conn).get_table_names())
