@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 export FLASK_APP := app:create_app
 
 .DEFAULT_GOAL := help
-.PHONY: help install migrate import serve run test pytest lint format typecheck clean
+.PHONY: help install migrate import serve run test pytest lint format typecheck clean browser-deps
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -45,7 +45,12 @@ format: install ## Reformat the code with ruff
 typecheck: install ## mypy on app/ and repro/
 	$(BIN)/mypy
 
-pytest: install ## Run the test suite only
+browser-deps: ## Debian chromium for the browser tests (apt, as root; skipped if present)
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else echo "chromium missing: sudo apt-get install chromium chromium-driver (browser tests will skip)"; fi; }
+
+pytest: install browser-deps ## Run the test suite only
 	$(BIN)/pytest
 
 test: lint typecheck pytest ## Install what the tests need and run them all

@@ -148,3 +148,97 @@ def seeded(app: Flask, runner: FlaskCliRunner) -> Flask:
     result = runner.invoke(args=["records", "import", str(SEED_FILE)])
     assert result.exit_code == 0, result.output
     return app
+
+
+def make_envelope(seed: dict[str, Any], record_id: str, **changes: Any) -> dict[str, Any]:
+    """A copy of the seed envelope with a new id and some record fields changed."""
+    out = json.loads(json.dumps(seed))
+    out["record"]["id"] = record_id
+    draft = changes.pop("draft", None)
+    out["record"].update(changes)
+    if draft:
+        out["draft"] = True
+    return out
+
+
+def import_envelopes(runner: FlaskCliRunner, path: Path, envelopes: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(e) + "\n" for e in envelopes), encoding="utf-8")
+    result = runner.invoke(args=["records", "import", str(path)])
+    assert result.exit_code == 0, result.output
+
+
+def corpus(seed: dict[str, Any]) -> list[dict[str, Any]]:
+    """A small, varied corpus for search, facet and match tests."""
+    return [
+        seed,
+        make_envelope(
+            seed,
+            "a000000000000002",
+            slug="tokenspeed-mla",
+            errorMessage="tokenspeed_mla backend can only be used with MLA models.",
+            messagePattern=r"tokenspeed_mla backend can only be used with MLA models\.",
+            lineNumber=115,
+            tags=["attention-backend", "mla", "tokenspeed"],
+        ),
+        make_envelope(
+            seed,
+            "a000000000000003",
+            slug="cuda-oom",
+            errorMessage="CUDA out of memory. Tried to allocate {size} GiB",
+            messagePattern=r"CUDA out of memory\. Tried to allocate [\d.]+ GiB",
+            errorClass="torch.OutOfMemoryError",
+            errorType="resource",
+            severity="critical",
+            filePath="python/sglang/srt/mem_cache/memory_pool.py",
+            lineNumber=210,
+            documentation="The KV cache pool could not be allocated on the GPU.",
+            solutions=["Lower --mem-fraction-static", "Use a smaller --max-running-requests"],
+            tags=["cuda", "oom", "memory"],
+            backgroundTag="gpu-memory",
+        ),
+        make_envelope(
+            seed,
+            "a000000000000004",
+            slug="flashinfer-missing",
+            errorMessage="flashinfer is not installed; install it or pick another backend",
+            messagePattern=r"flashinfer is not installed; install it or pick another backend",
+            errorClass="ImportError",
+            errorType="dependency",
+            severity="warning",
+            filePath="python/sglang/srt/layers/attention/flashinfer_backend.py",
+            lineNumber=40,
+            tags=["flashinfer", "attention-backend", "install"],
+        ),
+        make_envelope(
+            seed,
+            "a000000000000005",
+            slug="fa3-sm",
+            errorMessage="fa3 attention backend requires SM 8.x or 9.x, got SM {sm}",
+            messagePattern=r"fa3 attention backend requires SM 8\.x or 9\.x, got SM \d+",
+            errorClass="AssertionError",
+            filePath="python/sglang/srt/layers/attention/flashattention_backend.py",
+            lineNumber=300,
+            tags=["attention-backend", "fa3", "hopper"],
+            draft=True,
+        ),
+        make_envelope(
+            seed,
+            "a000000000000006",
+            repo="vllm-project/vllm",
+            slug="vllm-mla",
+            errorMessage="MLA is not supported with this attention backend",
+            messagePattern=r"MLA is not supported with this attention backend",
+            filePath="vllm/attention/selector.py",
+            lineNumber=88,
+            tags=["mla", "attention-backend"],
+        ),
+    ]
+
+
+@pytest.fixture
+def corpus_app(app: Flask, runner: FlaskCliRunner, tmp_path: Path, seed_envelope) -> Flask:
+    import_envelopes(runner, tmp_path / "corpus.jsonl", corpus(seed_envelope))
+    from app.records.match_index import forget
+
+    forget()
+    return app

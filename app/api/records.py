@@ -81,6 +81,8 @@ def parse_query(args: MultiDict[str, str]) -> queries.RecordQuery:
     for values in filters.values():
         if any(len(v) > 500 for v in values):
             raise BadParameter("a filter value is longer than 500 characters.")
+    if "\x00" in q or any("\x00" in v for values in filters.values() for v in values):
+        raise BadParameter("parameters must not contain NUL characters.")
     return queries.RecordQuery(
         q=q,
         filters=filters,

@@ -30,6 +30,7 @@ def require_schema() -> None:
             "the database has no schema yet: run `flask db upgrade` (or `make migrate`) first"
         )
 
+
 PROGRESS_MIN_BYTES = 1024 * 1024
 
 

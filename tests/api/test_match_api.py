@@ -1,0 +1,103 @@
+"""``POST /api/v1/match`` with real-looking pastes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+SEED = "1760fbb64ae487e4"
+
+SGLANG_LOG = """\
+[2026-12-01 09:14:03 TP0] Scheduler hit an exception: Traceback (most recent call last):
+[2026-12-01 09:14:03 TP0]   File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 2650, in run_scheduler_process
+[2026-12-01 09:14:03 TP0]     scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
+[2026-12-01 09:14:03 TP0]   File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/attention/attention_registry.py", line 97, in create_trtllm_mla_backend
+[2026-12-01 09:14:03 TP0]     raise ValueError("trtllm_mla backend can only be used with MLA models.")
+[2026-12-01 09:14:03 TP0] ValueError: trtllm_mla backend can only be used with MLA models.
+"""  # noqa: E501
+
+CHAINED = """\
+Traceback (most recent call last):
+  File "/opt/venv/lib/python3.11/site-packages/sglang/srt/mem_cache/memory_pool.py", line 212, in __init__
+    self.k_buffer = torch.empty(shape, dtype=dtype, device=device)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 12.50 GiB
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/opt/venv/lib/python3.11/site-packages/sglang/launch_server.py", line 14, in <module>
+    launch_server(server_args)
+RuntimeError: Scheduler failed to start
+"""
+
+
+def post(client, text, **kw):
+    return client.post("/api/v1/match", json={"text": text, **kw})
+
+
+def test_sglang_log_matches_seed_with_why(corpus_app, client):
+    body = post(client, SGLANG_LOG).get_json()
+    top = body["matches"][0]
+    assert top["id"] == SEED
+    assert top["kind"] == "pattern"
+    assert top["why"]["classAgreement"] == "exact"
+    assert top["why"]["frame"]["line"] == 97
+    assert top["href"].endswith(f"/records/{SEED}")
+    assert top["solutions"]
+
+
+def test_chained_traceback_finds_root_cause(corpus_app, client):
+    body = post(client, CHAINED).get_json()
+    assert body["matches"][0]["id"] == "a000000000000003"
+    assert body["matches"][0]["why"]["exception"]["role"] == "root"
+
+
+def test_json_log_line(corpus_app, client):
+    line = json.dumps({"level": "error", "msg": SGLANG_LOG})
+    body = post(client, f"some preamble\n{line}\n").get_json()
+    assert body["matches"][0]["id"] == SEED
+
+
+def test_near_miss_is_not_a_pattern_match(corpus_app, client):
+    body = post(client, "trtllm_mha backend can only be used with non-MLA models.").get_json()
+    assert all(m["kind"] != "pattern" for m in body["matches"])
+    assert body["fallback"] is True
+
+
+def test_compact_match(corpus_app, client):
+    body = client.post("/api/v1/match?compact=1", json={"text": SGLANG_LOG}).get_json()
+    assert "why" not in body["matches"][0] and "parsed" not in body
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "status"),
+    [
+        ({"data": "not json", "content_type": "text/plain"}, 415),
+        ({"data": "{bad", "content_type": "application/json"}, 400),
+        ({"json": {"text": ""}}, 422),
+        ({"json": {"text": 5}}, 422),
+        ({"json": {"txt": "x"}}, 422),
+        ({"json": ["text"]}, 422),
+        ({"json": {"text": "x", "limit": 0}}, 422),
+        ({"json": {"text": "a" * (300 * 1024)}}, 413),
+        ({"data": "x" * (11 * 1024 * 1024), "content_type": "application/json"}, 413),
+    ],
+)
+def test_bad_match_requests(corpus_app, client, kwargs, status):
+    response = client.post("/api/v1/match", **kwargs)
+    assert response.status_code == status
+    assert response.mimetype == "application/problem+json"
+
+
+def test_openapi_document(corpus_app, client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    assert spec["openapi"].startswith("3.1")
+    assert {
+        "/api/v1/records",
+        "/api/v1/records/{record_id}",
+        "/api/v1/match",
+        "/api/v1/search",
+    } <= set(spec["paths"])
+    assert "MatchRequest" in spec["components"]["schemas"]
+    assert client.get("/api/v1/docs").status_code == 200

@@ -1,0 +1,53 @@
+"""Record reads: ETag, compact, CORS, problem details, size limits."""
+
+from __future__ import annotations
+
+SEED = "1760fbb64ae487e4"
+
+
+def test_etag_and_conditional_get(seeded, client):
+    first = client.get(f"/api/v1/records/{SEED}")
+    etag = first.headers["ETag"]
+    assert etag
+    again = client.get(f"/api/v1/records/{SEED}", headers={"If-None-Match": etag})
+    assert again.status_code == 304
+    compact = client.get(f"/api/v1/records/{SEED}?compact=1")
+    assert compact.headers["ETag"] != etag
+    assert compact.get_json()["href"].endswith(f"/records/{SEED}")
+
+
+def test_href_uses_public_url(seeded, client):
+    seeded.config["ERRATA_PUBLIC_URL"] = "https://errata.example.org/"
+    body = client.get(f"/api/v1/records/{SEED}").get_json()
+    assert body["links"]["html"] == f"https://errata.example.org/records/{SEED}"
+
+
+def test_cors_for_extension_origins(seeded, client):
+    origin = "chrome-extension://abcdefghijklmnop"
+    response = client.get(f"/api/v1/records/{SEED}", headers={"Origin": origin})
+    assert response.headers["Access-Control-Allow-Origin"] == origin
+    preflight = client.options(
+        "/api/v1/match",
+        headers={
+            "Origin": "vscode-webview://xyz",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "Content-Type",
+        },
+    )
+    assert preflight.status_code == 200
+    assert preflight.headers["Access-Control-Allow-Origin"] == "vscode-webview://xyz"
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
+    other = client.get(f"/api/v1/records/{SEED}", headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in other.headers
+
+
+def test_unknown_api_path_is_a_problem(seeded, client):
+    response = client.get("/api/v1/nope")
+    assert response.status_code == 404
+    assert response.mimetype == "application/problem+json"
+
+
+def test_unknown_page_is_html(seeded, client):
+    response = client.get("/records/nope")
+    assert response.status_code == 404
+    assert b"No record with id" in response.data
