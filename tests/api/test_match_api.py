@@ -29,7 +29,7 @@ Traceback (most recent call last):
   File "/opt/venv/lib/python3.11/site-packages/sglang/launch_server.py", line 14, in <module>
     launch_server(server_args)
 RuntimeError: Scheduler failed to start
-"""
+"""  # noqa: E501
 
 
 def post(client, text, **kw):
