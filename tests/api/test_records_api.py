@@ -51,3 +51,19 @@ def test_unknown_page_is_html(seeded, client):
     response = client.get("/records/nope")
     assert response.status_code == 404
     assert b"No record with id" in response.data
+
+
+def test_health_and_ready(app, client):
+    assert client.get("/api/v1/health").get_json() == {"status": "ok"}
+    assert client.get("/api/v1/ready").get_json() == {"status": "ready"}
+
+
+def test_ready_reports_a_dead_database(tmp_path):
+    from app import create_app
+
+    broken = create_app(
+        {"TESTING": True, "SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://nobody@127.0.0.1:1/x"}
+    )
+    response = broken.test_client().get("/api/v1/ready")
+    assert response.status_code == 503
+    assert response.mimetype == "application/problem+json"
