@@ -14,7 +14,7 @@ import resource
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,13 +61,13 @@ def _limit_child(memory_bytes: int | None) -> Callable[[], None]:
     return preexec
 
 
-def _child_env(extra: Mapping[str, str] | None) -> dict[str, str]:
+def _child_env(extra: Mapping[str, str] | None, pythonpath: Sequence[Path]) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP"}
     }
-    env["PYTHONPATH"] = str(REPO_ROOT)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *map(str, pythonpath)])
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["HF_HUB_OFFLINE"] = "1"
@@ -109,10 +109,13 @@ def run_harness(
     memory_bytes: int | None = DEFAULT_MEMORY_BYTES,
     python: Path | None = None,
     extra_env: Mapping[str, str] | None = None,
+    module: str | None = None,
+    pythonpath: Sequence[Path] = (),
 ) -> dict[str, Any]:
     """Run ``repro.harnesses.<harness>`` in env ``env`` and return a RunReport as a dict.
 
-    ``python`` overrides the env lookup (tests use the current interpreter).
+    ``python`` overrides the env lookup and ``module``/``pythonpath`` the module run
+    (tests use the current interpreter and small fake harnesses).
     """
     limits = {"timeout_s": timeout_s, "memory_bytes": memory_bytes}
     report = RunReport(outcome=HARNESS_ERROR, harness=harness, env=env, limits=limits)
@@ -125,12 +128,12 @@ def run_harness(
 
     started = time.monotonic()
     proc = subprocess.Popen(
-        [str(interpreter), "-m", f"repro.harnesses.{harness}"],
+        [str(interpreter), "-m", module or f"repro.harnesses.{harness}"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=str(REPO_ROOT),
-        env=_child_env(extra_env),
+        env=_child_env(extra_env, pythonpath),
         start_new_session=True,
         preexec_fn=_limit_child(memory_bytes),
     )
@@ -162,7 +165,9 @@ def run_harness(
     try:
         report.result = _parse_result(stdout)
     except ValueError as exc:
-        report.message = f"harness output is not a JSON object: {exc}; stdout: {_tail(stdout, 300)!r}"
+        report.message = (
+            f"harness output is not a JSON object: {exc}; stdout: {_tail(stdout, 300)!r}"
+        )
         return report.to_dict()
     report.outcome = COMPLETED
     return report.to_dict()

@@ -92,10 +92,10 @@ def needs_gpu(error: dict[str, Any]) -> str | None:
         match = re.search(r"name '([^']+)' is not defined", str(error.get("message", "")))
         path = Path(str(error["file"]))
         if match and path.is_file():
-            module = gpu_import_of(path.read_text(), match.group(1))
-            if module and not _installed(module.split(".")[0]):
+            source = gpu_import_of(path.read_text(), match.group(1))
+            if source and not _installed(source.split(".")[0]):
                 return (
-                    f"{match.group(1)!r} comes from GPU-only module {module!r}, imported "
+                    f"{match.group(1)!r} comes from GPU-only module {source!r}, imported "
                     "under an availability guard, and that module is not installed"
                 )
     message = str(error.get("message", ""))

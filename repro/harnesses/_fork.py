@@ -70,7 +70,9 @@ def run_forked(fn: Callable[[], dict[str, Any]], timeout_s: float) -> dict[str, 
         value = json.loads(data)
     except ValueError:
         return {"fork_error": CHILD_CRASHED, "detail": f"unreadable answer ({len(data)} bytes)"}
-    return value if isinstance(value, dict) else {"fork_error": CHILD_CRASHED, "detail": "not a dict"}
+    return (
+        value if isinstance(value, dict) else {"fork_error": CHILD_CRASHED, "detail": "not a dict"}
+    )
 
 
 def _describe_status(status: int) -> str:

@@ -7,6 +7,7 @@ are enough for sglang's ModelConfig to decide the attention architecture.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 MODEL_CONFIGS_DIR = Path(__file__).resolve().parents[2] / "data" / "model-configs"
@@ -28,11 +29,17 @@ def available(configs_dir: Path = MODEL_CONFIGS_DIR) -> dict[str, Path]:
 
 
 def resolve_model_dir(name: str, configs_dir: Path = MODEL_CONFIGS_DIR) -> Path:
-    """The config directory for ``name``: exact (case-insensitive) match, then without
-    a chat/instruct suffix, then by the bare model name under any organisation."""
+    """The config directory for ``name``: an alias from ``aliases.json``, an exact
+    (case-insensitive) match, the name without a chat/instruct suffix, then the bare
+    model name under any organisation."""
     if Path(name).is_dir() and (Path(name) / "config.json").is_file():
         return Path(name)
     known = available(configs_dir)
+    aliases_file = configs_dir / "aliases.json"
+    if aliases_file.is_file():
+        alias = json.loads(aliases_file.read_text())["aliases"].get(name.strip("/").lower())
+        if alias and alias.lower() in known:
+            return known[alias.lower()]
     key = _key(name)
     candidates = [key] + [key[: -len(s)] for s in _SUFFIXES if key.endswith(s)]
     for candidate in candidates:

@@ -148,9 +148,7 @@ def build_scenarios(record: dict[str, Any], registry_keys: list[str]) -> list[Sc
         if backend in seen:
             continue
         seen.add(backend)
-        scenarios.append(
-            Scenario(f"fix:{backend}", "fix", argv, backend, "exampleFix.after", cmd)
-        )
+        scenarios.append(Scenario(f"fix:{backend}", "fix", argv, backend, "exampleFix.after", cmd))
     for index, solution in enumerate(record.get("solutions") or []):
         for backend in backends_named(str(solution), registry_keys):
             if backend in seen:

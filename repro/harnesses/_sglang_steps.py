@@ -67,6 +67,7 @@ def error_info(exc: BaseException, stage: str) -> dict[str, Any]:
 class HarnessRunner:
     """What the backend factories read from a ModelRunner, set the way ModelRunner sets it."""
 
+    kv_cache_dtype: torch.dtype  # set by configure_kv_cache_dtype, as on ModelRunner
     decode_num_tokens_per_req = ModelRunner.decode_num_tokens_per_req
     init_kv_index_translator = ModelRunner.init_kv_index_translator
     configure_kv_cache_dtype = ModelRunner.configure_kv_cache_dtype
@@ -93,9 +94,7 @@ class HarnessRunner:
         self.spec_algorithm = SpeculativeAlgorithm.from_string(None)
         self.sliding_window_size = resolve_sliding_window_size(None, model_config)
         self.max_running_requests = MAX_REQUESTS
-        self.prefill_attention_backend_str, self.decode_attention_backend_str = (
-            attention_backends()
-        )
+        self.prefill_attention_backend_str, self.decode_attention_backend_str = attention_backends()
         self.configure_kv_cache_dtype()
         self._init_pools()
         self.init_kv_index_translator()
@@ -144,9 +143,7 @@ def _argv_for(argv: list[str], device: str | None) -> tuple[list[str], list[str]
     return [*argv, *added], added
 
 
-def run_scenario(
-    argv: list[str], platform: dict[str, Any], runner_device: str
-) -> dict[str, Any]:
+def run_scenario(argv: list[str], platform: dict[str, Any], runner_device: str) -> dict[str, Any]:
     """Run one scenario and describe what happened; never raises."""
     started = time.perf_counter()
     stage = "parse"
@@ -171,7 +168,10 @@ def run_scenario(
             runner = HarnessRunner(server_args, runner_device)
             answer["use_mla_backend"] = runner.use_mla_backend
             answer["attention_arch"] = str(runner.model_config.attention_arch)
-            prefill, decode = runner.prefill_attention_backend_str, runner.decode_attention_backend_str
+            prefill, decode = (
+                runner.prefill_attention_backend_str,
+                runner.decode_attention_backend_str,
+            )
             answer["resolved_backends"] = [prefill, decode]
             stage = "construct"
             built = [type(ATTENTION_BACKENDS[prefill](runner)).__name__]
@@ -193,7 +193,7 @@ def torch_cuda_probe() -> dict[str, Any]:
         info["device"] = torch.cuda.get_device_name(0)
         info["sm"] = major * 10 + minor
         with contextlib.suppress(Exception):
-            import pynvml  # type: ignore[import-not-found]
+            import pynvml
 
             pynvml.nvmlInit()
             info["driver"] = pynvml.nvmlSystemGetDriverVersion()

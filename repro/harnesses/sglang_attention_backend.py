@@ -85,9 +85,11 @@ def _run_scenario(
 
     attempts = []
     for _ in range(repeats):
+        forked_at = time.perf_counter()
         answer = run_forked(
             lambda: run_scenario(scenario.argv, plat, plat["runner_device"]), timeout_s
         )
+        answer["wall_s"] = time.perf_counter() - forked_at
         if "fork_error" in answer:
             outcome = C.TIMEOUT if answer["fork_error"] == CHILD_TIMEOUT else C.HARNESS_ERROR
         elif (answer.get("error") or {}).get("stage") == "runner_setup":
@@ -112,6 +114,7 @@ def _run_scenario(
         "outcomes": [a["outcome"] for a in attempts],
         "flaky": flaky,
         "duration_s": round(sum(a.get("duration_s", 0.0) for a in attempts) / repeats, 4),
+        "wall_s": round(sum(a["wall_s"] for a in attempts) / repeats, 4),
     }
     for key in ("resolved_backends", "constructed", "use_mla_backend", "attention_arch"):
         if key in first:
@@ -177,6 +180,9 @@ def main(payload: dict[str, Any]) -> dict[str, Any]:
             "scenario_runs": len(scenarios) * repeats,
             "mean_scenario_s": round(
                 sum(r["duration_s"] for r in results) / max(1, len(results)), 4
+            ),
+            "mean_scenario_wall_s": round(
+                sum(r["wall_s"] for r in results) / max(1, len(results)), 4
             ),
             "total_s": round(time.perf_counter() - started, 3),
         },
