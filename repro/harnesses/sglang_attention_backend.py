@@ -121,9 +121,33 @@ def _run_scenario(
             result[key] = first[key]
     if "fork_error" in first:
         result["detail"] = first.get("detail")
-    if outcome == C.NEEDS_GPU and error:
-        result["needs_gpu_because"] = C.needs_gpu(error)
+    if error and error.get("stage") == "construct" and outcome != C.REPRODUCED:
+        reason = C.needs_gpu(error)
+        if reason:
+            result["needs_gpu_because"] = reason
+    if plat["simulated"] and error and _reads_real_capability(error):
+        result["caveat"] = (
+            "the raising function reads get_device_capability() from torch, not the "
+            "simulated platform facts; on this machine that is (None, None), so this "
+            f"outcome says nothing about a real SM {plat['simulated_sm']} device"
+        )
     return result
+
+
+def _reads_real_capability(error: dict[str, Any]) -> bool:
+    """Whether the function that raised calls ``get_device_capability`` (a real probe)."""
+    import ast
+
+    path = Path(str(error.get("file") or ""))
+    if not path.is_file() or not error.get("line"):
+        return False
+    source = path.read_text()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == error.get("function"):
+            if node.lineno <= error["line"] <= (node.end_lineno or node.lineno):
+                segment = ast.get_source_segment(source, node) or ""
+                return "get_device_capability(" in segment
+    return False
 
 
 def _public_error(error: dict[str, Any] | None) -> dict[str, Any] | None:
