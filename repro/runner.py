@@ -83,6 +83,11 @@ def _tail(data: bytes, limit: int = STDERR_TAIL_CHARS) -> str:
     return data.decode("utf-8", errors="replace")[-limit:]
 
 
+def _last_line(data: bytes) -> str:
+    lines = [line for line in data.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    return lines[-1][-500:] if lines else "(no stderr)"
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -160,7 +165,7 @@ def run_harness(
         report.message = f"harness killed by {report.signal}"
         return report.to_dict()
     if proc.returncode != 0:
-        report.message = f"harness exited with status {proc.returncode}"
+        report.message = f"harness exited with status {proc.returncode}: {_last_line(stderr)}"
         return report.to_dict()
     try:
         report.result = _parse_result(stdout)

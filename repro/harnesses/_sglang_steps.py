@@ -158,7 +158,9 @@ def run_scenario(argv: list[str], platform: dict[str, Any], runner_device: str) 
             ServerArgs.add_cli_args(parser)
             namespace = parser.parse_args(full_argv)
             answer["model"] = namespace.model_path
+            stage = "model_lookup"
             namespace.model_path = str(resolve_model_dir(namespace.model_path))
+            stage = "parse"
             server_args = ServerArgs.from_cli_args(namespace)
             stage = "resolve"
             server_args.resolve_once()

@@ -24,6 +24,9 @@ from repro.harnesses._scenarios import Scenario, build_scenarios
 NAME = "sglang_attention_backend"
 PLATFORMS = ("blackwell", "hopper", "cpu", "real")
 LOG_LINES = 60
+# Failures in these steps are the harness's own (no shipped config for the model, the
+# stand-in runner could not be built), not evidence about the record.
+HARNESS_STAGES = ("model_lookup", "runner_setup")
 
 
 class _Tail(logging.Handler):
@@ -92,7 +95,7 @@ def _run_scenario(
         answer["wall_s"] = time.perf_counter() - forked_at
         if "fork_error" in answer:
             outcome = C.TIMEOUT if answer["fork_error"] == CHILD_TIMEOUT else C.HARNESS_ERROR
-        elif (answer.get("error") or {}).get("stage") == "runner_setup":
+        elif (answer.get("error") or {}).get("stage") in HARNESS_STAGES:
             outcome = C.HARNESS_ERROR
         elif scenario.role == "trigger":
             outcome = C.classify_trigger(answer.get("error"), record)
@@ -179,6 +182,10 @@ def main(payload: dict[str, Any]) -> dict[str, Any]:
     import_s = time.perf_counter() - t0
     probe = run_forked(_sglang_steps.torch_cuda_probe, timeout_s)
     plat = _platform(platform_name, probe, _versions())
+    if platform_name == "real" and not plat["cuda_available"]:
+        # Without a device every scenario would fail device detection alike; that is
+        # a statement about this machine, not about the record.
+        raise SystemExit(f"--platform real needs a CUDA device; none found ({probe})")
     scenarios = build_scenarios(record, sorted(ATTENTION_BACKENDS))
     t1 = time.perf_counter()
     _warm_backend_modules()
