@@ -26,9 +26,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from app import api, errors
     from app.records import views as records_views
     from app.records.cli import records_cli
+    from app.repro.cli import repro_cli
 
     errors.init_app(app)
     api.init_app(app)
     app.register_blueprint(records_views.bp)
     app.cli.add_command(records_cli)
+    app.cli.add_command(repro_cli)
     return app

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -148,6 +150,20 @@ def seeded(app: Flask, runner: FlaskCliRunner) -> Flask:
     result = runner.invoke(args=["records", "import", str(SEED_FILE)])
     assert result.exit_code == 0, result.output
     return app
+
+
+SGLANG_ENV = "sglang-0.5.23"
+
+
+@pytest.fixture(scope="session")
+def sglang_env() -> str:
+    """The real sglang environment, built if needed (a no-op once built)."""
+    if os.environ.get("ERRATA_SKIP_SGLANG") == "1":
+        pytest.skip("ERRATA_SKIP_SGLANG=1: not building or running the sglang environment")
+    build = subprocess.run([sys.executable, "-m", "repro.envs.build", SGLANG_ENV], check=False)
+    if build.returncode != 0:
+        pytest.fail(f"building {SGLANG_ENV} failed (exit {build.returncode}); see output above")
+    return SGLANG_ENV
 
 
 def make_envelope(seed: dict[str, Any], record_id: str, **changes: Any) -> dict[str, Any]:

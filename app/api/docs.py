@@ -53,7 +53,7 @@ _LIST_PARAMS = [
     ),
     *(
         _param(name, f"Filter on {name} (repeatable)", _FILTER, style="form", explode=True)
-        for name in ("repo", "errorType", "errorClass", "severity", "tag")
+        for name in ("repo", "errorType", "errorClass", "severity", "tag", "repro")
     ),
     _param("exclude_drafts", "Leave out draft records", _FLAG),
     _param("page", "Page number, from 1", {"type": "integer", "minimum": 1, "maximum": 10000}),

@@ -16,6 +16,7 @@ from app.extensions import db
 from app.matching import match_error
 from app.records.match_index import get_index
 from app.records.models import Record
+from app.repro.services import latest_verdicts
 
 MAX_TEXT_BYTES = 256 * 1024
 
@@ -26,6 +27,7 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
     result = match_error(text, index, limit=limit)
     ids = [m.record_id for m in result.matches]
     rows = {r.id: r for r in db.session.scalars(select(Record).where(Record.id.in_(ids)))}
+    verdicts = latest_verdicts(db.session, ids)
     items = []
     for m in result.matches:
         row = rows.get(m.record_id)
@@ -39,6 +41,7 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
             "errorClass": row.error_class,
             "solutions": [s.text for s in row.solutions],
             "href": record_href(row.id),
+            "repro": verdicts.get(row.id) or None,
         }
         if not compact:
             item["why"] = m.why.to_dict()

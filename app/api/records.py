@@ -13,6 +13,7 @@ from app.errors import problem
 from app.extensions import db
 from app.records import queries, services
 from app.records.models import Record
+from app.repro.services import latest_verdicts
 
 MAX_PER_PAGE = 100
 MAX_QUERY_LENGTH = 500
@@ -30,7 +31,9 @@ def record_href(record_id: str) -> str:
     return url_for("records.record_page", record_id=record_id, _external=True)
 
 
-def record_payload(row: Record, compact: bool = False) -> dict[str, Any]:
+def record_payload(
+    row: Record, compact: bool = False, repro: dict[str, Any] | None = None
+) -> dict[str, Any]:
     if compact:
         return {
             "id": row.id,
@@ -48,6 +51,7 @@ def record_payload(row: Record, compact: bool = False) -> dict[str, Any]:
         "html": record_href(row.id),
         "github": row.github_url,
     }
+    body["repro"] = repro or None
     return body
 
 
@@ -103,8 +107,9 @@ def list_records() -> Response:
     query = parse_query(request.args)
     compact = flag(request.args, "compact")
     result = queries.find(db.session, query, with_facets=flag(request.args, "facets"))
+    verdicts = {} if compact else latest_verdicts(db.session, [r.id for r in result.records])
     body: dict[str, Any] = {
-        "items": [record_payload(r, compact) for r in result.records],
+        "items": [record_payload(r, compact, verdicts.get(r.id)) for r in result.records],
         "page": query.page,
         "perPage": query.per_page,
         "total": result.total,
@@ -131,8 +136,10 @@ def get_record(record_id: str) -> ResponseReturnValue:
     if row is None:
         return problem(404, "Not Found", f"No record with id {record_id!r}.")
     compact = flag(request.args, "compact")
-    response = jsonify(record_payload(row, compact))
-    response.set_etag(f"{row.content_hash[:20]}-{row.version}-{int(compact)}")
+    verdicts = {} if compact else latest_verdicts(db.session, [row.id]).get(row.id, {})
+    response = jsonify(record_payload(row, compact, verdicts))
+    runs = ".".join(str(v["runId"]) for _, v in sorted(verdicts.items()))
+    response.set_etag(f"{row.content_hash[:20]}-{row.version}-{int(compact)}-{runs}")
     response.headers["Cache-Control"] = "public, max-age=60"
     return response.make_conditional(request)
 

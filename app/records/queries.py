@@ -21,7 +21,9 @@ FACET_COLUMNS = {
     "errorClass": "r.error_class",
     "severity": "r.severity",
 }
-FACETS = (*FACET_COLUMNS, "tag")
+# Facets over child tables: name -> (table, value column).
+CHILD_FACETS = {"tag": ("record_tags", "tag"), "repro": ("repro_latest", "trigger_outcome")}
+FACETS = (*FACET_COLUMNS, *CHILD_FACETS)
 FACET_LIMIT = 25
 MAX_FILTER_VALUES = 20
 
@@ -54,10 +56,11 @@ def _where(query: RecordQuery) -> tuple[str, dict[str, Any]]:
         keys = [f"f_{name}_{i}" for i in range(len(values))]
         params.update(zip(keys, values, strict=True))
         placeholders = ", ".join(f":{k}" for k in keys)
-        if name == "tag":
+        if name in CHILD_FACETS:
+            table, column = CHILD_FACETS[name]
             clauses.append(
-                "EXISTS (SELECT 1 FROM record_tags t WHERE t.record_id = r.id "
-                f"AND t.tag IN ({placeholders}))"
+                f"EXISTS (SELECT 1 FROM {table} c WHERE c.record_id = r.id "
+                f"AND c.{column} IN ({placeholders}))"
             )
         elif name in FACET_COLUMNS:
             clauses.append(f"{FACET_COLUMNS[name]} IN ({placeholders})")
@@ -110,11 +113,12 @@ def facet_counts(session: DbSession, query: RecordQuery) -> dict[str, list[tuple
     sql_where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
     out: dict[str, list[tuple[str, int]]] = {}
     for name in FACETS:
-        if name == "tag":
+        if name in CHILD_FACETS:
+            table, column = CHILD_FACETS[name]
             sql = (
-                "SELECT t.tag, count(*) AS n FROM records r "
-                f"JOIN record_tags t ON t.record_id = r.id {sql_where} "
-                "GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT :facet_limit"
+                f"SELECT c.{column}, count(DISTINCT r.id) AS n FROM records r "
+                f"JOIN {table} c ON c.record_id = r.id {sql_where} "
+                f"GROUP BY c.{column} ORDER BY n DESC, c.{column} LIMIT :facet_limit"
             )
         else:
             column = FACET_COLUMNS[name]

@@ -12,6 +12,7 @@ from app.api.records import BadParameter, parse_query
 from app.extensions import db
 from app.records import presenters, queries, services
 from app.records.schemas import SEVERITIES
+from app.repro import services as repro_services
 
 bp = Blueprint("records", __name__)
 
@@ -57,8 +58,19 @@ def record_page(record_id: str) -> str:
         if row.source_code
         else None
     )
+    latest = repro_services.latest_verdicts(db.session, [row.id]).get(row.id, {})
+    runs = repro_services.runs_for(db.session, row.id, limit=20)
+    latest_runs = {r.platform: r for r in runs if latest.get(r.platform, {}).get("runId") == r.id}
+    try:
+        target: repro_services.RunTarget | None = repro_services.target_for(db.session, row.id)
+    except repro_services.ReproError:
+        target = None
     return render_template(
         "record.html",
+        latest=latest,
+        latest_runs=latest_runs,
+        runs=runs,
+        target=target,
         record=row,
         data=data,
         source=source,

@@ -7,9 +7,6 @@ ERRATA_SKIP_SGLANG=1 to skip these tests on a machine that cannot build it.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -20,16 +17,6 @@ pytestmark = pytest.mark.sglang
 
 ENV = "sglang-0.5.23"
 HARNESS = "sglang_attention_backend"
-
-
-@pytest.fixture(scope="module")
-def sglang_env() -> str:
-    if os.environ.get("ERRATA_SKIP_SGLANG") == "1":
-        pytest.skip("ERRATA_SKIP_SGLANG=1: not building or running the sglang environment")
-    build = subprocess.run([sys.executable, "-m", "repro.envs.build", ENV], check=False)
-    if build.returncode != 0:
-        pytest.fail(f"building {ENV} failed (exit {build.returncode}); see output above")
-    return ENV
 
 
 def _run(record: dict[str, Any], platform: str) -> dict[str, Any]:

@@ -1,0 +1,113 @@
+"""``flask repro ...``: link records to harnesses and run them locally."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import click
+from flask.cli import AppGroup
+
+from app.extensions import db
+from app.records.cli import require_schema
+from app.repro import services
+from app.repro.models import DONE
+from repro.harnesses import LINKS_FILE, load_links
+
+repro_cli = AppGroup("repro", help="Run records' reproducer harnesses.")
+
+
+@repro_cli.command("links")
+@click.option(
+    "--file",
+    "path",
+    type=click.Path(exists=True, dir_okay=False),
+    default=str(LINKS_FILE),
+    show_default=True,
+    help="The link data file.",
+)
+def links_command(path: str) -> None:
+    """Load record -> harness links from the data file (replaces the stored ones)."""
+    require_schema()
+    try:
+        links = load_links(Path(path))
+    except (ValueError, KeyError) as exc:
+        raise click.ClickException(f"{path}: not a valid link file: {exc}") from None
+    linked, missing = services.sync_links(db.session, links)
+    db.session.commit()
+    click.echo(f"linked {linked} record(s) to harnesses")
+    for record_id in missing:
+        click.echo(f"warning: {path}: record {record_id} is not in the store; skipped", err=True)
+
+
+@repro_cli.command("run")
+@click.argument("record_id")
+@click.option(
+    "--platform",
+    "platforms",
+    multiple=True,
+    type=click.Choice(["blackwell", "hopper", "cpu", "real"]),
+    help="Platform to run on (repeatable). Default: the record's simulated platforms.",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(1, 20),
+    default=3,
+    show_default=True,
+    help="Runs per scenario, to detect flakiness.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(1, 3600),
+    default=600.0,
+    show_default=True,
+    help="Whole-run limit in seconds.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the stored runs as JSON.")
+def run_command(
+    record_id: str, platforms: tuple[str, ...], repeats: int, timeout: float, as_json: bool
+) -> None:
+    """Run RECORD_ID's harness here and store the run (outcomes, platform, drift, logs)."""
+    require_schema()
+    try:
+        target = services.target_for(db.session, record_id)
+    except services.ReproError as exc:
+        raise click.ClickException(str(exc)) from None
+    chosen = platforms or tuple(p for p in target.platforms if p != "real")
+    worker = f"cli@{socket.gethostname()}"
+    failed = False
+    results = []
+    for platform in chosen:
+        try:
+            run = services.create_run(db.session, record_id, platform, origin="cli")
+        except services.ReproError as exc:
+            raise click.ClickException(str(exc)) from None
+        services.start(db.session, run, worker)
+        db.session.commit()
+        click.echo(f"run {run.id}: {target.harness} on {platform} ...", err=True)
+        payload = services.payload_for(db.session, run, repeats)
+        report = services.execute(run.harness, run.env, payload, timeout)
+        services.record_report(db.session, run, report, worker)
+        db.session.commit()
+        results.append(services.summary(run) | {"status": run.status, "message": run.message})
+        if run.status != DONE:
+            failed = True
+            click.echo(f"run {run.id}: {run.status}: {run.message}", err=True)
+            continue
+        label = services.PLATFORM_LABELS.get(platform, platform)
+        kind = "simulated" if run.simulated else "real"
+        click.echo(
+            f"run {run.id}: trigger {run.trigger_outcome} on {label} ({kind}), "
+            f"{services.upstream_label(run)}"
+        )
+        for fix in run.fixes:
+            click.echo(f"  fix {fix['backend'] or fix['scenario']}: {fix['outcome']}")
+        for regression in run.regressions:
+            click.echo(
+                f"  REGRESSION {regression['what']}: {regression['was']} -> {regression['now']}"
+            )
+    if as_json:
+        click.echo(json.dumps(results, indent=2))
+    if failed:
+        raise SystemExit(1)

@@ -1,0 +1,290 @@
+"""Run a record's harness, store the run, keep the latest verdicts, flag regressions.
+
+No Flask here. ``repro`` (the harness side) takes plain data and returns plain data; this
+module turns a record row into that data and the report back into rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, select
+
+from app.db import DbSession, utcnow
+from app.records.models import Record
+from app.records.services import record_to_dict
+from app.repro.models import DONE, FAILED, INVALID, RUNNING, HarnessLink, ReproLatest, ReproRun
+from repro.harnesses import HARNESSES, harness_for
+from repro.runner import COMPLETED, ENV_MISSING, run_harness
+
+REPRODUCED = "REPRODUCED"
+FIXED = "FIXED"
+DEFAULT_PLATFORMS = ("blackwell", "hopper")
+PLATFORM_LABELS = {
+    "blackwell": "Blackwell",
+    "hopper": "Hopper",
+    "cpu": "CPU",
+    "real": "GPU",
+}
+LOG_TAIL_CHARS = 8000
+
+
+class ReproError(ValueError):
+    """A run cannot be set up (unknown record, no harness, unknown platform)."""
+
+
+@dataclass(frozen=True)
+class RunTarget:
+    record_id: str
+    harness: str
+    env: str
+    platforms: tuple[str, ...]
+
+
+def sync_links(session: DbSession, links: dict[str, dict[str, Any]]) -> tuple[int, list[str]]:
+    """Replace the harness links with ``links``; ids not in the store are returned."""
+    known = set(session.scalars(select(Record.id).where(Record.id.in_(list(links)))))
+    session.execute(delete(HarnessLink))
+    for record_id, link in links.items():
+        if record_id not in known:
+            continue
+        session.add(
+            HarnessLink(
+                record_id=record_id,
+                harness=link["harness"],
+                env=link["env"],
+                platforms=list(link.get("platforms") or DEFAULT_PLATFORMS),
+                expected=dict(link.get("expected") or {}),
+            )
+        )
+    session.flush()
+    return len(known), sorted(set(links) - known)
+
+
+def target_for(session: DbSession, record_id: str) -> RunTarget:
+    """The harness a record runs under: its link, else the harness whose rule matches."""
+    link = session.get(HarnessLink, record_id)
+    if link is not None:
+        return RunTarget(record_id, link.harness, link.env, tuple(link.platforms))
+    row = session.get(Record, record_id)
+    if row is None:
+        raise ReproError(f"no record with id {record_id!r}")
+    info = harness_for(record_to_dict(row))
+    if info is None:
+        raise ReproError(f"no harness applies to record {record_id!r}")
+    return RunTarget(record_id, info.name, info.env, DEFAULT_PLATFORMS)
+
+
+def harnessed_targets(session: DbSession) -> list[RunTarget]:
+    """Every record with a harness link, for the nightly run."""
+    return [
+        RunTarget(link.record_id, link.harness, link.env, tuple(link.platforms))
+        for link in session.scalars(select(HarnessLink).order_by(HarnessLink.record_id))
+    ]
+
+
+def create_run(
+    session: DbSession,
+    record_id: str,
+    platform: str,
+    *,
+    origin: str = "cli",
+    job_id: str | None = None,
+) -> ReproRun:
+    target = target_for(session, record_id)
+    info = HARNESSES.get(target.harness)
+    if info is not None and platform not in info.platforms:
+        raise ReproError(
+            f"platform {platform!r} is not one of {', '.join(info.platforms)} for {info.name}"
+        )
+    run = ReproRun(
+        record_id=record_id,
+        harness=target.harness,
+        env=target.env,
+        platform=platform,
+        origin=origin,
+        job_id=job_id,
+        fixes=[],
+        regressions=[],
+    )
+    session.add(run)
+    session.flush()
+    return run
+
+
+def payload_for(session: DbSession, run: ReproRun, repeats: int) -> dict[str, Any]:
+    row = session.get(Record, run.record_id)
+    if row is None:
+        raise ReproError(f"no record with id {run.record_id!r}")
+    return {
+        "record": record_to_dict(row),
+        "options": {"platform": run.platform, "repeats": repeats, "scenario_timeout_s": 60.0},
+    }
+
+
+def execute(
+    harness: str, env: str, payload: dict[str, Any], timeout_s: float = 600.0
+) -> dict[str, Any]:
+    """Run the harness in its environment (a subprocess); returns the runner's report."""
+    return run_harness(harness, env, payload, timeout_s=timeout_s)
+
+
+def _fix_summary(fix: dict[str, Any]) -> dict[str, Any]:
+    error = fix.get("error") or None
+    return {
+        "scenario": fix.get("scenario"),
+        "backend": fix.get("backend"),
+        "source": fix.get("source"),
+        "command": fix.get("command"),
+        "outcome": fix.get("outcome"),
+        "flaky": fix.get("flaky", False),
+        "caveat": fix.get("caveat"),
+        "error": None
+        if error is None
+        else {k: error.get(k) for k in ("class", "message", "file", "line", "function")},
+    }
+
+
+def record_report(
+    session: DbSession, run: ReproRun, report: dict[str, Any], worker: str | None = None
+) -> ReproRun:
+    """Store a runner report on ``run`` and update the latest verdicts."""
+    result = report.get("result") or {}
+    outcome = report.get("outcome")
+    run.run_outcome = outcome
+    run.duration_s = report.get("duration_s")
+    run.message = report.get("message") or None
+    log = result.get("log_tail") or report.get("stderr_tail") or ""
+    if isinstance(log, list):
+        log = "\n".join(str(line) for line in log)
+    run.log_tail = str(log)[-LOG_TAIL_CHARS:]
+    run.finished_at = utcnow()
+    run.worker = worker or run.worker
+    if outcome == COMPLETED:
+        trigger = result.get("trigger") or {}
+        platform = result.get("platform") or {}
+        run.status = DONE
+        run.trigger_outcome = trigger.get("outcome")
+        run.trigger = {k: v for k, v in trigger.items() if k not in {"frames"}}
+        run.fixes = [_fix_summary(f) for f in result.get("fixes") or []]
+        run.drift = result.get("drift")
+        run.platform_info = platform
+        run.simulated = platform.get("simulated")
+        run.upstream_version = result.get("sglang_version") or (
+            (platform.get("packages") or {}).get("sglang")
+        )
+        _update_latest(session, run)
+    elif outcome == ENV_MISSING:
+        run.status = INVALID
+        run.trigger_outcome = None
+    else:
+        run.status = FAILED
+        run.trigger_outcome = outcome
+    session.flush()
+    return run
+
+
+def _update_latest(session: DbSession, run: ReproRun) -> None:
+    latest = session.get(ReproLatest, (run.record_id, run.platform))
+    fixes = {f["scenario"]: f["outcome"] for f in run.fixes if f.get("scenario")}
+    regressions: list[dict[str, Any]] = []
+    if latest is not None:
+        if latest.trigger_outcome == REPRODUCED and run.trigger_outcome != REPRODUCED:
+            regressions.append({"what": "trigger", "was": REPRODUCED, "now": run.trigger_outcome})
+        for scenario, was in (latest.fix_outcomes or {}).items():
+            now = fixes.get(scenario)
+            if was == FIXED and now != FIXED:
+                regressions.append({"what": scenario, "was": FIXED, "now": now})
+    else:
+        latest = ReproLatest(record_id=run.record_id, platform=run.platform)
+        session.add(latest)
+    run.regressions = regressions
+    latest.run_id = run.id
+    latest.trigger_outcome = run.trigger_outcome or "UNKNOWN"
+    latest.fix_outcomes = fixes
+    latest.regressed = bool(regressions)
+
+
+def start(session: DbSession, run: ReproRun, worker: str | None = None) -> None:
+    run.status = RUNNING
+    run.started_at = utcnow()
+    run.attempts = (run.attempts or 0) + 1
+    run.worker = worker
+    session.flush()
+
+
+def run_now(
+    session: DbSession,
+    record_id: str,
+    platform: str,
+    *,
+    repeats: int = 3,
+    timeout_s: float = 600.0,
+    origin: str = "cli",
+    worker: str | None = None,
+) -> ReproRun:
+    """Create, run and store one run in this process (the embedded default)."""
+    run = create_run(session, record_id, platform, origin=origin)
+    start(session, run, worker)
+    report = execute(run.harness, run.env, payload_for(session, run, repeats), timeout_s)
+    return record_report(session, run, report, worker)
+
+
+def latest_verdicts(
+    session: DbSession, record_ids: Iterable[str]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """record id -> platform -> summary of the newest finished run."""
+    ids = list(record_ids)
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(ReproLatest, ReproRun)
+        .join(ReproRun, ReproRun.id == ReproLatest.run_id)
+        .where(ReproLatest.record_id.in_(ids))
+    ).all()
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for latest, run in rows:
+        out.setdefault(latest.record_id, {})[latest.platform] = summary(run, latest.regressed)
+    return out
+
+
+def upstream_label(run: ReproRun) -> str:
+    """``sglang 0.5.23`` from the env name and the version the harness reported."""
+    package = run.env.rsplit("-", 1)[0] if "-" in run.env else run.env
+    return f"{package} {run.upstream_version}" if run.upstream_version else run.env
+
+
+def summary(run: ReproRun, regressed: bool = False) -> dict[str, Any]:
+    return {
+        "runId": run.id,
+        "platform": run.platform,
+        "platformLabel": PLATFORM_LABELS.get(run.platform, run.platform),
+        "simulated": run.simulated,
+        "trigger": run.trigger_outcome,
+        "fixes": {f["backend"] or f["scenario"]: f["outcome"] for f in run.fixes},
+        "upstreamVersion": run.upstream_version,
+        "upstream": upstream_label(run),
+        "finishedAt": _iso(run.finished_at),
+        "regressed": regressed,
+    }
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def runs_for(
+    session: DbSession, record_id: str, limit: int = 50, offset: int = 0
+) -> list[ReproRun]:
+    return list(
+        session.scalars(
+            select(ReproRun)
+            .where(ReproRun.record_id == record_id)
+            .order_by(ReproRun.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+    )
