@@ -1,7 +1,6 @@
 """Realistic sglang error pastes, served to the matching tests by the `samples` fixture."""
 
-import sys
-from types import ModuleType
+from types import SimpleNamespace
 
 import pytest
 
@@ -118,6 +117,6 @@ COMPOSE = (
 
 
 @pytest.fixture
-def samples() -> ModuleType:
-    """This module: the sample pastes as attributes."""
-    return sys.modules[__name__]
+def samples() -> SimpleNamespace:
+    """The sample pastes above, as attributes (conftest modules cannot be imported)."""
+    return SimpleNamespace(**{k: v for k, v in globals().items() if k.isupper()})
