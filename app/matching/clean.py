@@ -118,7 +118,10 @@ def _expand_json_line(line: str) -> list[str] | None:
 
 
 def strip_prefixes(line: str) -> Line:
-    """Remove stacked log prefixes from the start of a line (bounded passes)."""
+    """Remove stacked log prefixes from the start of a line (bounded passes).
+
+    Trailing spaces are kept: they can be part of a multi-line message.
+    """
     removed: list[str] = []
     for _ in range(MAX_PREFIX_PASSES):
         for prefix in _PREFIXES:
@@ -129,7 +132,7 @@ def strip_prefixes(line: str) -> Line:
                 break
         else:
             break
-    return Line(line.rstrip(), "".join(removed))
+    return Line(line, "".join(removed))
 
 
 def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:

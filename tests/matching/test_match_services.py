@@ -223,3 +223,18 @@ def test_class_agreement(parsed, record, expected):
 )
 def test_path_suffix_hit(frame, hit):
     assert path_suffix_hit(frame, SEED_PATH) == hit
+
+
+def test_trailing_spaces_before_newlines_lost_in_copy_still_match():
+    pattern = r"Error in layers\.py - LoRA[ \t]*\nCurrent codebase does not support .+?"
+    index = MatchIndex([PatternEntry("lora", pattern, "ValueError")])
+    for sep in (" \n", "\n"):
+        text = (
+            "Traceback (most recent call last):\n"
+            '  File "/x/sglang/srt/lora/layers.py", line 3, in f\n'
+            "    raise ValueError(msg)\n"
+            f"ValueError: Error in layers.py - LoRA{sep}Current codebase does not support x\n"
+        )
+        result = match_error(text, index)
+        assert [m.record_id for m in result.matches] == ["lora"]
+        assert result.matches[0].why.whole_message
