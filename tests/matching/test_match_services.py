@@ -1,6 +1,8 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.matching import MatchIndex, PatternEntry, TokenSetSearch, match_error
 from app.matching.services import (
@@ -238,3 +240,11 @@ def test_trailing_spaces_before_newlines_lost_in_copy_still_match():
         result = match_error(text, index)
         assert [m.record_id for m in result.matches] == ["lora"]
         assert result.matches[0].why.whole_message
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=500) | st.binary(max_size=500))
+def test_match_error_never_raises(raw):
+    index = MatchIndex([seed_entry(), PatternEntry("any", r"\w+ failed", error_message="x failed")])
+    result = match_error(raw, index)
+    assert isinstance(result.to_dict(), dict)
