@@ -84,6 +84,14 @@ def test_json_log_line_with_escaped_traceback(samples):
     assert exc.frames[-1].function == "create_trtllm_mla_backend"
 
 
+def test_json_message_does_not_run_into_the_next_log_line(samples):
+    text = (
+        "web-1  | " + samples.JSON_LOG.replace('\\n"}', '"}') + 'web-1  | {"msg": "GET /health"}\n'
+    )
+    (exc,) = parse_error(text).exceptions
+    assert exc.message == SEED
+
+
 def test_ansi_colours_and_crlf(samples):
     (exc,) = parse_error(samples.ANSI_CRLF).exceptions
     assert (exc.error_class, exc.message) == ("ValueError", SEED)
