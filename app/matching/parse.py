@@ -22,6 +22,7 @@ ROLE_LAST = "last"
 ROLE_CHAINED = "chained"
 ROLE_PLAIN = "plain"
 
+GROUP_HEADER = "Exception Group Traceback (most recent call last):"
 CHAIN_SEPARATORS = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
@@ -207,9 +208,21 @@ def _plain(lines: list[Line]) -> list[ParsedException]:
     return found
 
 
+def _unbox(line: Line) -> Line:
+    """Drop the `|` / `+---` box drawing that exception groups print around tracebacks."""
+    s = line.text.lstrip(" \t")
+    if s.startswith("+-") and not s.strip(" +-0123456789.").strip():
+        return Line("", line.prefix)
+    if s.startswith(("| ", "+ ")) or s == "|":
+        return Line(s[2:], line.prefix)
+    return line
+
+
 def parse_error(raw: str | bytes) -> ParsedError:
     """Parse pasted text; never raises, bounded work."""
     lines, truncated = clean_lines(raw)
+    if any(GROUP_HEADER in line.text for line in lines):
+        lines = [_unbox(line) for line in lines]
     text = "\n".join(line.text for line in lines)[-MAX_PLAIN_CHARS:]
     exceptions: list[ParsedException] = []
     seen: set[tuple[str | None, str, str]] = set()

@@ -1,3 +1,5 @@
+import traceback
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -128,6 +130,48 @@ def test_pytest_failure_block():
     )
     found = [(e.error_class, e.message) for e in parse_error(text).exceptions]
     assert ("ValueError", SEED) in found
+
+
+def _raise_seed():
+    raise ValueError(SEED)
+
+
+def _group() -> str:
+    errors: list[Exception] = []
+    for fn in (_raise_seed, lambda: {}["missing"]):
+        try:
+            fn()
+        except Exception as exc:  # collected into the group below
+            errors.append(exc)
+    try:
+        raise ExceptionGroup("startup failed", errors)
+    except ExceptionGroup as group:
+        return "".join(traceback.format_exception(group))
+
+
+def test_exception_group_sub_exceptions():
+    found = {(e.error_class, e.message) for e in parse_error(_group()).exceptions}
+    assert ("ValueError", SEED) in found
+    assert ("KeyError", "'missing'") in found
+    assert ("ExceptionGroup", "startup failed (2 sub-exceptions)") in found
+
+
+def test_real_chained_traceback_from_python():
+    try:
+        try:
+            _raise_seed()
+        except ValueError as exc:
+            raise RuntimeError("Scheduler failed to start") from exc
+    except RuntimeError as outer:
+        text = "".join(traceback.format_exception(outer))
+    parsed = parse_error(text)
+    assert [(e.role, e.error_class) for e in parsed.exceptions] == [
+        (ROLE_LAST, "RuntimeError"),
+        (ROLE_ROOT, "ValueError"),
+    ]
+    root = parsed.exceptions[1]
+    assert root.frames[-1].function == "_raise_seed"
+    assert root.frames[-1].source == "raise ValueError(SEED)"
 
 
 def test_class_from_raise_source_when_exception_line_is_missing():
