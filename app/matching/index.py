@@ -11,8 +11,9 @@ match, but a pattern found in the middle of a longer sentence does not.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import ahocorasick
 import re2
@@ -39,6 +40,19 @@ class PatternEntry:
     file_path: str | None = None
     line_number: int | None = None
     error_message: str | None = None
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> PatternEntry:
+        """From a schema v2 record dict (camelCase keys, as in the dataset JSONL)."""
+        line = record.get("lineNumber")
+        return cls(
+            record_id=str(record["id"]),
+            pattern=record.get("messagePattern") or "",
+            error_class=record.get("errorClass"),
+            file_path=record.get("filePath"),
+            line_number=line if isinstance(line, int) else None,
+            error_message=record.get("errorMessage"),
+        )
 
 
 @dataclass(frozen=True, slots=True)

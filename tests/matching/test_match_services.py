@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -248,3 +249,13 @@ def test_match_error_never_raises(raw):
     index = MatchIndex([seed_entry(), PatternEntry("any", r"\w+ failed", error_message="x failed")])
     result = match_error(raw, index)
     assert isinstance(result.to_dict(), dict)
+
+
+def test_entry_from_seed_record_matches_the_paste(samples):
+    root = Path(__file__).resolve().parents[2]
+    line = (root / "data/records/sglang.jsonl").read_text().splitlines()[0]
+    record = json.loads(line)["record"]
+    index = MatchIndex([PatternEntry.from_record(record)])
+    (top,) = match_error(samples.TP0_TRACEBACK, index).matches
+    assert top.record_id == record["id"] == "1760fbb64ae487e4"
+    assert top.why.line_distance == 0 and top.why.class_agreement == CLASS_EXACT
