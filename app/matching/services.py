@@ -158,7 +158,7 @@ def _build(
 ) -> tuple[tuple[Any, ...], Match]:
     agreement = class_agreement(exc.error_class, entry.error_class)
     frame, dist = best_frame(exc.frames, entry)
-    nearness = 0.0 if frame is None else 0.5 + 0.5 / (1 + (dist or 0) / 10)
+    nearness = 0.0 if frame is None else 0.5 + (0.0 if dist is None else 0.5 / (1 + dist / 10))
     spec = min(specificity, 100) / 100
     if kind == KIND_PATTERN:
         # Weights keep the score in the same order as the ranking key below.
