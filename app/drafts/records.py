@@ -101,7 +101,14 @@ def message_pattern(parts: Sequence[Part], error_class: str = "") -> str:
             text = text.lstrip()
         if i == len(parts) - 1:
             text = text.rstrip()
-        pieces.append(escape_literal(text))
+        # Trailing spaces before a newline are often lost when logs are copied.
+        lines = text.split("\n")
+        pieces.append(
+            "[ \\t]*\\n".join(
+                escape_literal(line.rstrip(" \t") if n < len(lines) - 1 else line)
+                for n, line in enumerate(lines)
+            )
+        )
     pattern = "".join(pieces)
     if error_class.rsplit(".", 1)[-1] == "KeyError":
         pattern = "['\"]?" + pattern + "['\"]?"

@@ -26,10 +26,12 @@ def _wheel_member_path(name: str) -> str | None:
 
 def iter_wheel(wheel: Path) -> Iterator[tuple[str, bytes]]:
     with zipfile.ZipFile(wheel) as zf:
-        for info in sorted(zf.infolist(), key=lambda i: i.filename):
+        members = []
+        for info in zf.infolist():
             path = _wheel_member_path(info.filename)
-            if path is None or info.is_dir() or info.file_size > MAX_FILE_BYTES:
-                continue
+            if path is not None and not info.is_dir() and info.file_size <= MAX_FILE_BYTES:
+                members.append((path, info))
+        for path, info in sorted(members, key=lambda m: m[0]):
             yield path, zf.read(info)
 
 

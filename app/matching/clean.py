@@ -118,7 +118,10 @@ def _expand_json_line(line: str) -> list[str] | None:
 
 
 def strip_prefixes(line: str) -> Line:
-    """Remove stacked log prefixes from the start of a line (bounded passes)."""
+    """Remove stacked log prefixes from the start of a line (bounded passes).
+
+    Trailing spaces are kept: they can be part of a multi-line message.
+    """
     removed: list[str] = []
     for _ in range(MAX_PREFIX_PASSES):
         for prefix in _PREFIXES:
@@ -129,7 +132,7 @@ def strip_prefixes(line: str) -> Line:
                 break
         else:
             break
-    return Line(line.rstrip(), "".join(removed))
+    return Line(line, "".join(removed))
 
 
 def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
@@ -138,13 +141,15 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
     text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
     text = _ANSI.sub("", text)
     lines: list[Line] = []
-    for raw_line in text.split("\n", MAX_LINES)[:MAX_LINES]:
+    for number, raw_line in enumerate(text.split("\n", MAX_LINES)[:MAX_LINES]):
         first = strip_prefixes(raw_line)
         expanded = _expand_json_line(first.text)
         if expanded is None:
             lines.append(first)
             continue
+        # The marker keeps a message from running on past the JSON value it came from.
+        marker = f"{first.prefix}\x00json{number}\x00"
         for sub in expanded[:MAX_LINES]:
             inner = strip_prefixes(_ANSI.sub("", sub))
-            lines.append(Line(inner.text, first.prefix + inner.prefix))
+            lines.append(Line(inner.text, marker + inner.prefix))
     return lines, truncated

@@ -11,8 +11,9 @@ match, but a pattern found in the middle of a longer sentence does not.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import ahocorasick
 import re2
@@ -40,6 +41,19 @@ class PatternEntry:
     line_number: int | None = None
     error_message: str | None = None
 
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> PatternEntry:
+        """From a schema v2 record dict (camelCase keys, as in the dataset JSONL)."""
+        line = record.get("lineNumber")
+        return cls(
+            record_id=str(record["id"]),
+            pattern=record.get("messagePattern") or "",
+            error_class=record.get("errorClass"),
+            file_path=record.get("filePath"),
+            line_number=line if isinstance(line, int) else None,
+            error_message=record.get("errorMessage"),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class PatternHit:
@@ -54,7 +68,7 @@ class PatternHit:
 
 @dataclass(slots=True)
 class _Segments:
-    """Candidate (start, end) spans of one message, longest first, built once per query."""
+    """Segment boundaries of one message (per line: starts and ends), built once per query."""
 
     message: str
     whole: tuple[int, int]
@@ -85,12 +99,16 @@ def _segments(message: str) -> _Segments:
 
 
 def _verify(rx: re2._Regexp, seg: _Segments) -> tuple[int, int, bool] | None:
+    """(start, end, whole) of the longest segment the pattern fully matches, or None.
+
+    Only lines touched by one of the first MAX_HITS search hits are tried.
+    """
     message = seg.message
     first = rx.search(message)
     if first is None:
         return None
     ws, we = seg.whole
-    if rx.fullmatch(message[ws:we]):
+    if rx.fullmatch(message[ws:we]) is not None:
         return ws, we, True
     spans = [first.span()]
     if len(spans) < MAX_HITS:
@@ -107,7 +125,7 @@ def _verify(rx: re2._Regexp, seg: _Segments) -> tuple[int, int, bool] | None:
         pairs.update((ws, e) for e in ends if ws < e)
     for s, e in sorted(pairs, key=lambda p: (p[0] - p[1], p[0])):
         s, e = _strip_bounds(message, s, e)
-        if s < e and rx.fullmatch(message[s:e]):
+        if s < e and rx.fullmatch(message[s:e]) is not None:
             return s, e, False
     return None
 

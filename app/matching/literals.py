@@ -15,6 +15,9 @@ MIN_LITERAL = 3
 _CLASS_ESCAPES = frozenset("dDwWsSbBAZz0123456789")
 _CHAR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": "\a"}
 _SLOW = frozenset("[(|{")
+_META = frozenset("\\.^$*+?[](){}|")
+_TOKEN = re.compile(r"[^\\.^$*+?\[\](){}|]+|\\.?|.", re.DOTALL)
+MAX_LITERAL = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,18 +32,17 @@ def _fast(pattern: str) -> list[str] | None:
     """Scan simple patterns (escaped text, `.`, `*+?`, anchors); None means use the parser."""
     runs: list[str] = []
     cur: list[str] = []
-    i = 0
-    n = len(pattern)
     after_quantifier = False
-    while i < n:
-        ch = pattern[i]
-        if ch in _SLOW:
-            return None
-        if ch == "\\":
-            if i + 1 >= n:
+    for m in _TOKEN.finditer(pattern):
+        tok = m.group(0)
+        first = tok[0]
+        if first not in _META:
+            cur.append(tok)
+            after_quantifier = False
+        elif first == "\\":
+            if len(tok) < 2:
                 return None
-            nxt = pattern[i + 1]
-            i += 2
+            nxt = tok[1]
             after_quantifier = False
             if nxt in _CLASS_ESCAPES:
                 runs.append("".join(cur))
@@ -51,29 +53,26 @@ def _fast(pattern: str) -> list[str] | None:
                 return None
             else:
                 cur.append(nxt)
-            continue
-        i += 1
-        if ch in "*?":
-            if after_quantifier and ch == "?":
+        elif first in _SLOW:
+            return None
+        elif first in "*?":
+            if after_quantifier and first == "?":
                 after_quantifier = False
                 continue
-            if cur:
-                cur.pop()
+            if cur:  # the quantified atom is the last character, now optional
+                cur[-1] = cur[-1][:-1]
             runs.append("".join(cur))
             cur = []
             after_quantifier = True
-        elif ch == "+":
+        elif first == "+":
             if after_quantifier:
                 return None
             runs.append("".join(cur))
             cur = []
             after_quantifier = True
-        elif ch in ".^$":
+        else:  # . ^ $
             runs.append("".join(cur))
             cur = []
-            after_quantifier = False
-        else:
-            cur.append(ch)
             after_quantifier = False
     runs.append("".join(cur))
     return runs
@@ -128,5 +127,6 @@ def extract(pattern: str) -> Literals:
     specificity = sum(len(r) for r in runs)
     if not runs:
         return Literals(None, 0)
-    best = max(runs, key=len).casefold()
+    # A slice of a required literal is required too; short keys keep the automaton small.
+    best = max(runs, key=len).casefold()[:MAX_LITERAL]
     return Literals(best if len(best.strip()) >= MIN_LITERAL else None, specificity)

@@ -22,6 +22,7 @@ ROLE_LAST = "last"
 ROLE_CHAINED = "chained"
 ROLE_PLAIN = "plain"
 
+GROUP_HEADER = "Exception Group Traceback (most recent call last):"
 CHAIN_SEPARATORS = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
@@ -90,10 +91,12 @@ def _indent(s: str) -> int:
 
 
 def _split_exception_line(s: str) -> tuple[str | None, str]:
-    m = _EXC_LINE.match(s)
+    """`Class: message` -> (Class, message); trailing spaces of the message are kept."""
+    s = s.lstrip()
+    m = _EXC_LINE.match(s.rstrip())
     if m is None:
         return None, s
-    return m.group(1), (m.group(2) or "").strip()
+    return m.group(1), s[m.start(2) :].lstrip() if m.group(2) is not None else ""
 
 
 def _read_message(lines: list[Line], i: int, first: str, prefix: str, base: int) -> tuple[str, int]:
@@ -149,7 +152,7 @@ def _read_block(lines: list[Line], i: int) -> tuple[str | None, str, tuple[Frame
         frames.append(Frame(pending[0], pending[1], pending[2], None))
     if j >= len(lines):
         return _class_from_source(None, frames), "", tuple(frames), j
-    cls, first = _split_exception_line(lines[j].text.strip())
+    cls, first = _split_exception_line(lines[j].text)
     message, j = _read_message(lines, j, first, lines[j].prefix, base)
     return _class_from_source(cls, frames), message, tuple(frames), j
 
@@ -191,8 +194,7 @@ def _plain(lines: list[Line]) -> list[ParsedException]:
     found: list[ParsedException] = []
     i = 0
     while i < len(lines) and len(found) < 20:
-        s = lines[i].text.strip()
-        cls, first = _split_exception_line(s)
+        cls, first = _split_exception_line(lines[i].text)
         if cls and first and looks_like_exception_class(cls):
             message, i = _read_message(lines, i, first, lines[i].prefix, _indent(lines[i].text))
             found.append(ParsedException(cls, message, (), ROLE_PLAIN))
@@ -206,9 +208,21 @@ def _plain(lines: list[Line]) -> list[ParsedException]:
     return found
 
 
+def _unbox(line: Line) -> Line:
+    """Drop the `|` / `+---` box drawing that exception groups print around tracebacks."""
+    s = line.text.lstrip(" \t")
+    if s.startswith("+-") and not s.strip(" +-0123456789.").strip():
+        return Line("", line.prefix)
+    if s.startswith(("| ", "+ ")) or s == "|":
+        return Line(s[2:], line.prefix)
+    return line
+
+
 def parse_error(raw: str | bytes) -> ParsedError:
     """Parse pasted text; never raises, bounded work."""
     lines, truncated = clean_lines(raw)
+    if any(GROUP_HEADER in line.text for line in lines):
+        lines = [_unbox(line) for line in lines]
     text = "\n".join(line.text for line in lines)[-MAX_PLAIN_CHARS:]
     exceptions: list[ParsedException] = []
     seen: set[tuple[str | None, str, str]] = set()

@@ -158,10 +158,12 @@ def _build(
 ) -> tuple[tuple[Any, ...], Match]:
     agreement = class_agreement(exc.error_class, entry.error_class)
     frame, dist = best_frame(exc.frames, entry)
-    nearness = 0.0 if frame is None else 0.5 + 0.5 / (1 + (dist or 0) / 10)
+    nearness = 0.0 if frame is None else 0.5 + (0.0 if dist is None else 0.5 / (1 + dist / 10))
     spec = min(specificity, 100) / 100
     if kind == KIND_PATTERN:
-        score = 0.5 + 0.1 * whole + 0.1 * _CLASS_LEVEL[agreement] + 0.1 * nearness + 0.1 * spec
+        # Weights keep the score in the same order as the ranking key below.
+        score = 0.5 + 0.25 * whole + 0.08 * _CLASS_LEVEL[agreement] + 0.06 * nearness
+        score += 0.015 * spec
         tier: tuple[int, float] = (1, int(whole))
     else:
         sim = similarity or 0.0

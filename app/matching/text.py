@@ -17,6 +17,7 @@ TextSearch = Callable[[str, int], Sequence[tuple[str, float]]]
 
 MIN_SIMILARITY = 0.5
 MAX_QUERY_TOKENS = 200
+MAX_CANDIDATES = 2_000
 _TOKEN = re.compile(r"[^\W_]{2,}|\d+")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 
@@ -44,17 +45,21 @@ class TokenSetSearch:
             for tok in toks:
                 self._postings.setdefault(tok, []).append(doc)
         # Very common tokens carry little signal and would make queries scan everything.
-        self._stop = max(50, len(self._ids) // 20)
+        self._stop = max(50, len(self._ids) // 50)
 
     def __call__(self, query: str, limit: int) -> list[tuple[str, float]]:
         qtoks = tokens(query[:20_000])
         if not qtoks:
             return []
+        postings = sorted(
+            (p for tok in qtoks if (p := self._postings.get(tok)) and len(p) <= self._stop),
+            key=len,
+        )
         candidates: set[int] = set()
-        for tok in sorted(qtoks)[:MAX_QUERY_TOKENS]:
-            posting = self._postings.get(tok)
-            if posting is not None and len(posting) <= self._stop:
-                candidates.update(posting)
+        for posting in postings[:MAX_QUERY_TOKENS]:  # rarest tokens first
+            if len(candidates) >= MAX_CANDIDATES:
+                break
+            candidates.update(posting)
         scored = []
         for doc in candidates:
             toks = self._docs[doc]

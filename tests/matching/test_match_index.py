@@ -1,0 +1,153 @@
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.matching.index import MatchIndex, PatternEntry
+from app.matching.literals import extract, required_runs
+
+pytestmark = pytest.mark.unit
+
+SEED = "trtllm_mla backend can only be used with MLA models."
+SEED_PATTERN = r"trtllm_mla backend can only be used with MLA models\."
+
+
+def entry(record_id, pattern, **kw):
+    return PatternEntry(record_id, pattern, **kw)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "best"),
+    [
+        (SEED_PATTERN, SEED.casefold()[:32]),  # keys are capped to keep the automaton small
+        (r"Unsupported socket type: .+?", "unsupported socket type: "),
+        (r"bs\+1=.+? exceeds BATCH_BLOCK=.+?; bump it", " exceeds batch_block="),
+        (r"colou?r scheme not found", "r scheme not found"),  # the optional 'u' is dropped
+        (r"(?:alpha|beta) backend failed to start", " backend failed to start"),
+        (r"['\"]?missing key['\"]?", "missing key"),
+        (r"(?i)Cannot Allocate", "cannot allocate"),
+        (r"abc+defg", "defg"),
+        (r"ab+cd", None),  # runs shorter than 3 characters are not worth prefiltering
+        (r"\d+", None),
+        (r"(foo|bar)", None),
+    ],
+)
+def test_required_literal(pattern, best):
+    assert extract(pattern).best == best
+
+
+def test_required_runs_skip_optional_groups():
+    runs = required_runs(r"needed(?:optional)?also (?:x){2}")
+    assert "optional" not in runs
+    assert "needed" in runs and "x" in runs
+
+
+def test_unparseable_python_pattern_is_always_verified():
+    index = MatchIndex([entry("a", r"\pL+ failed")])  # RE2 syntax Python's re rejects
+    assert index.always_verified == 1
+    assert [h.entry.record_id for h in index.search("Éé failed")] == ["a"]
+
+
+def test_pattern_re2_cannot_compile_never_matches_and_never_raises():
+    index = MatchIndex([entry("look", r"(?=trtllm)trtllm_mla backend"), entry("ok", SEED_PATTERN)])
+    assert [h.entry.record_id for h in index.search(SEED)] == ["ok"]
+    assert index.invalid_patterns() == ["look"]
+
+
+def test_whole_message_and_segments():
+    index = MatchIndex([entry("seed", SEED_PATTERN)])
+
+    def hit(message):
+        hits = index.search(message)
+        return None if not hits else (hits[0].whole, message[hits[0].start : hits[0].end])
+
+    assert hit(SEED) == (True, SEED)
+    assert hit(f"  {SEED}\n") == (True, SEED)
+    assert hit(f"Capture cuda graph failed: {SEED}") == (False, SEED)
+    assert hit(f"{SEED} Use flashinfer instead.") == (False, SEED)
+    assert hit(f"Backend check failed.\n{SEED}\nSee docs.") == (False, SEED)
+    # The pattern text inside a longer, different sentence is not a match.
+    assert hit(f"The {SEED}") is None
+    assert hit(f"warning '{SEED}' was ignored") is None
+    assert hit(f"not_{SEED}") is None
+    assert hit("trtllm_mha backend can only be used with non-MLA models.") is None
+
+
+def test_head_clause_before_colon_matches():
+    index = MatchIndex([entry("h", r"Failed to load model")])
+    (hit,) = index.search("Failed to load model: /models/x")
+    assert (hit.start, hit.end, hit.whole) == (0, 20, False)
+
+
+def test_prefilter_does_not_verify_every_pattern():
+    entries = [entry(f"r{i}", rf"backend number {i} failed: .+?") for i in range(5_000)]
+    index = MatchIndex(entries + [entry("seed", SEED_PATTERN)])
+    assert index.candidates(SEED) == [5_000]
+    assert len(index.candidates("backend number 17 failed: boom")) < 20
+    assert [h.entry.record_id for h in index.search("backend number 17 failed: boom")] == ["r17"]
+
+
+def test_case_insensitive_pattern_is_found_through_folded_prefilter():
+    index = MatchIndex([entry("ci", r"(?i)cuda out of memory")])
+    assert [h.entry.record_id for h in index.search("CUDA Out Of Memory")] == ["ci"]
+
+
+def test_empty_index_and_empty_message():
+    assert MatchIndex([]).search(SEED) == []
+    assert MatchIndex([entry("seed", SEED_PATTERN)]).search("   ") == []
+
+
+words = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")),
+    min_size=1,
+    max_size=12,
+).filter(lambda s: s.strip() == s and s.strip())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(words, min_size=1, max_size=5), st.lists(words, min_size=1, max_size=5))
+def test_prefilter_never_loses_a_match_the_naive_loop_finds(literals, fillers):
+    pattern = ".+?".join(re.escape(lit) for lit in literals)
+    message = " ".join(
+        lit + (" " + fillers[i % len(fillers)] + " " if i < len(literals) - 1 else "")
+        for i, lit in enumerate(literals)
+    )
+    index = MatchIndex([entry("p", pattern)])
+    naive = index.naive_search(message)
+    assert naive == ["p"]
+    assert "p" in {h.entry.record_id for h in index.search(message)}
+
+
+atoms = st.sampled_from(
+    [
+        "ab",
+        "c",
+        "D",
+        " ",
+        ":",
+        r"\.",
+        r"\(",
+        "é",
+        ".",
+        "x?",
+        "y*",
+        "z+",
+        r"\d",
+        ".+?",
+        "(?:q|r)",
+        "[st]",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(atoms, min_size=1, max_size=12)
+    .map("".join)
+    .flatmap(lambda p: st.tuples(st.just(p), st.from_regex(p, fullmatch=True)))
+)
+def test_required_literal_is_in_every_match(pattern_and_text):
+    pattern, text = pattern_and_text
+    best = extract(pattern).best
+    assert best is None or best in text.casefold()

@@ -1,0 +1,242 @@
+import traceback
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.matching.parse import (
+    ROLE_CHAINED,
+    ROLE_LAST,
+    ROLE_PLAIN,
+    ROLE_ROOT,
+    parse_error,
+)
+
+pytestmark = pytest.mark.unit
+
+SEED = "trtllm_mla backend can only be used with MLA models."
+
+
+def by_role(parsed, role):
+    return [e for e in parsed.exceptions if e.role == role]
+
+
+def test_plain_message_with_and_without_class():
+    only = parse_error(f"ValueError: {SEED}").exceptions
+    assert [(e.error_class, e.message, e.role) for e in only] == [("ValueError", SEED, ROLE_PLAIN)]
+    bare = parse_error(SEED).exceptions
+    assert [(e.error_class, e.message) for e in bare] == [(None, SEED)]
+
+
+def test_tp0_prefixed_traceback(samples):
+    parsed = parse_error(samples.TP0_TRACEBACK)
+    (exc,) = parsed.exceptions
+    assert exc.role == ROLE_LAST
+    assert exc.error_class == "ValueError"
+    assert exc.message == SEED  # the later "Received sigquit" log line is not absorbed
+    assert [f.line for f in exc.frames] == [2700, 1710, 75]
+    last = exc.frames[-1]
+    assert last.file.endswith("sglang/srt/layers/attention/attention_registry.py")
+    assert last.function == "create_trtllm_mla_backend"
+    assert last.source == 'raise ValueError("trtllm_mla backend can only be used with MLA models.")'
+    assert exc.frames[0].source.startswith("scheduler = Scheduler(")  # caret line skipped
+
+
+def test_direct_cause_chain_gives_root_and_last(samples):
+    parsed = parse_error(samples.CHAINED_CAUSE)
+    (root,) = by_role(parsed, ROLE_ROOT)
+    (last,) = by_role(parsed, ROLE_LAST)
+    assert root.error_class == "KeyError"
+    assert root.message == "'model.layers.0.mlp.gate_up_proj.weight_scale'"
+    assert root.frames[-1].line == 412
+    assert last.error_class == "RuntimeError"
+    assert last.message.startswith("Failed to load weights for model.layers.0")
+    assert [f.line for f in last.frames] == [801, 420]
+    assert parsed.exceptions[0] is last  # last first, root cause next
+
+
+def test_during_handling_chain_and_qualified_class(samples):
+    parsed = parse_error(samples.DURING_HANDLING)
+    assert by_role(parsed, ROLE_ROOT)[0].error_class == "ModuleNotFoundError"
+    last = by_role(parsed, ROLE_LAST)[0]
+    assert last.error_class == "torch.OutOfMemoryError"
+    assert last.message == "CUDA out of memory. Tried to allocate 2.00 GiB."
+
+
+def test_three_link_chain_marks_the_middle(samples):
+    text = samples.CHAINED_CAUSE + "\n" + samples.DURING_HANDLING.split("\n\n", 1)[1]
+    roles = sorted(e.role for e in parse_error(text).exceptions)
+    assert roles == sorted([ROLE_ROOT, ROLE_CHAINED, ROLE_LAST])
+
+
+def test_multiline_message(samples):
+    (exc,) = parse_error(samples.MULTILINE).exceptions
+    assert exc.message == ("Unknown quantization method: fp5.\nSupported methods: awq, fp8, gptq.")
+
+
+def test_markdown_fenced_traceback_in_issue_body(samples):
+    (exc,) = parse_error(samples.ISSUE_BODY).exceptions
+    assert (exc.error_class, exc.message) == ("ValueError", SEED)
+    assert exc.frames[-1].line == 75
+
+
+def test_json_log_line_with_escaped_traceback(samples):
+    (exc,) = parse_error(samples.JSON_LOG).exceptions
+    assert (exc.error_class, exc.message) == ("ValueError", SEED)
+    assert exc.frames[-1].function == "create_trtllm_mla_backend"
+
+
+def test_json_message_does_not_run_into_the_next_log_line(samples):
+    text = (
+        "web-1  | " + samples.JSON_LOG.replace('\\n"}', '"}') + 'web-1  | {"msg": "GET /health"}\n'
+    )
+    (exc,) = parse_error(text).exceptions
+    assert exc.message == SEED
+
+
+def test_ansi_colours_and_crlf(samples):
+    (exc,) = parse_error(samples.ANSI_CRLF).exceptions
+    assert (exc.error_class, exc.message) == ("ValueError", SEED)
+    assert exc.frames[-1].line == 75
+
+
+def test_compose_and_logging_prefixes(samples):
+    (exc,) = parse_error(samples.COMPOSE).exceptions
+    assert (exc.error_class, exc.message) == ("ValueError", SEED)
+    assert exc.frames[0].file.endswith("/a.py")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"ERROR:root:ValueError: {SEED}",
+        f"2026-12-01 09:14:03,123 - sglang.srt.server - ERROR - ValueError: {SEED}",
+        f"E   ValueError: {SEED}",
+        f"[rank0]: ValueError: {SEED}",
+        f"[2026-12-01 09:14:03 DP0 TP1] ValueError: {SEED}",
+    ],
+)
+def test_single_prefixed_lines(line):
+    first = parse_error(line).exceptions[0]
+    assert (first.error_class, first.message) == ("ValueError", SEED)
+
+
+def test_pytest_failure_block():
+    text = (
+        "    def test_backend():\n"
+        ">       create_trtllm_mla_backend(runner)\n"
+        f"E       ValueError: {SEED}\n\n"
+        "tests/test_backend.py:12: ValueError\n"
+    )
+    found = [(e.error_class, e.message) for e in parse_error(text).exceptions]
+    assert ("ValueError", SEED) in found
+
+
+def _raise_seed():
+    raise ValueError(SEED)
+
+
+def _group() -> str:
+    errors: list[Exception] = []
+    for fn in (_raise_seed, lambda: {}["missing"]):
+        try:
+            fn()
+        except Exception as exc:  # collected into the group below
+            errors.append(exc)
+    try:
+        raise ExceptionGroup("startup failed", errors)
+    except ExceptionGroup as group:
+        return "".join(traceback.format_exception(group))
+
+
+def test_exception_group_sub_exceptions():
+    found = {(e.error_class, e.message) for e in parse_error(_group()).exceptions}
+    assert ("ValueError", SEED) in found
+    assert ("KeyError", "'missing'") in found
+    assert ("ExceptionGroup", "startup failed (2 sub-exceptions)") in found
+
+
+def test_real_chained_traceback_from_python():
+    try:
+        try:
+            _raise_seed()
+        except ValueError as exc:
+            raise RuntimeError("Scheduler failed to start") from exc
+    except RuntimeError as outer:
+        text = "".join(traceback.format_exception(outer))
+    parsed = parse_error(text)
+    assert [(e.role, e.error_class) for e in parsed.exceptions] == [
+        (ROLE_LAST, "RuntimeError"),
+        (ROLE_ROOT, "ValueError"),
+    ]
+    root = parsed.exceptions[1]
+    assert root.frames[-1].function == "_raise_seed"
+    assert root.frames[-1].source == "raise ValueError(SEED)"
+
+
+def test_class_from_raise_source_when_exception_line_is_missing():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/a.py", line 9, in f\n'
+        "    raise sglang.srt.errors.SchedulerError(msg) from e\n"
+    )
+    (exc,) = parse_error(text).exceptions
+    assert exc.error_class == "sglang.srt.errors.SchedulerError"
+
+
+def test_nul_bytes_and_invalid_utf8_bytes():
+    raw = b"\xff\xfeValue\x00Error: trtllm_mla backend\x00 can only be used with MLA models."
+    parsed = parse_error(raw)
+    assert any("trtllm_mla backend" in e.message for e in parsed.exceptions)
+
+
+def test_one_megabyte_of_a_is_capped():
+    parsed = parse_error("a" * 1_000_000)
+    assert parsed.truncated
+    assert len(parsed.exceptions[0].message) <= 16_384
+
+
+def test_huge_log_keeps_the_traceback(samples):
+    noise = "[2026-12-01 09:14:03 TP0] Decode batch. #running-req: 1, #token: 55\n" * 20_000
+    parsed = parse_error(noise + samples.TP0_TRACEBACK + noise)
+    assert parsed.truncated
+    assert parsed.exceptions[0].message == SEED
+
+
+def test_deeply_repeated_prefixes():
+    prefix = "[2026-12-01 09:14:03 TP0] " * 50_000
+    parsed = parse_error(prefix + "ValueError: " + SEED)
+    assert parsed.exceptions  # bounded prefix passes: no hang, no error
+    parsed = parse_error(("sglang-1  | " * 3) + "ValueError: " + SEED)
+    assert (parsed.exceptions[0].error_class, parsed.exceptions[0].message) == ("ValueError", SEED)
+
+
+def test_many_traceback_headers_without_frames():
+    parsed = parse_error("Traceback (most recent call last):\n" * 50_000)
+    assert all(e.error_class is None for e in parsed.exceptions)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=2_000) | st.binary(max_size=2_000))
+def test_never_raises(raw):
+    parsed = parse_error(raw)
+    assert isinstance(parsed.to_dict(), dict)
+
+
+NOISE_LINES = [
+    "Traceback (most recent call last):",
+    '  File "a.py", line 1, in f',
+    "    x()",
+    "ValueError: boom",
+    "",
+    "The above exception was the direct cause of the following exception:",
+    "```",
+    "E   ",
+    "\x1b[31m",
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(NOISE_LINES), max_size=40))
+def test_never_raises_on_traceback_shaped_noise(lines):
+    parse_error("\n".join(lines))

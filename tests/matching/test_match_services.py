@@ -1,0 +1,261 @@
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.matching import MatchIndex, PatternEntry, TokenSetSearch, match_error
+from app.matching.services import (
+    CLASS_DIFFERENT,
+    CLASS_EXACT,
+    CLASS_NAME,
+    CLASS_UNKNOWN,
+    class_agreement,
+    path_suffix_hit,
+)
+
+pytestmark = pytest.mark.unit
+
+SEED = "trtllm_mla backend can only be used with MLA models."
+SEED_PATTERN = r"trtllm_mla backend can only be used with MLA models\."
+SEED_PATH = "python/sglang/srt/layers/attention/attention_registry.py"
+
+
+def seed_entry(record_id="seed", **kw):
+    values = dict(error_class="ValueError", file_path=SEED_PATH, line_number=75, error_message=SEED)
+    values.update(kw)
+    return PatternEntry(record_id, SEED_PATTERN, **values)
+
+
+@pytest.fixture
+def index():
+    return MatchIndex(
+        [
+            seed_entry(),
+            PatternEntry(
+                "mha",
+                r"trtllm_mha backend can only be used with non-MLA models\.",
+                "ValueError",
+                SEED_PATH,
+                280,
+                "trtllm_mha backend can only be used with non-MLA models.",
+            ),
+            PatternEntry(
+                "weights",
+                r"Failed to load weights for .+?",
+                "RuntimeError",
+                "python/sglang/srt/model_loader/loader.py",
+                420,
+                "Failed to load weights for {name}",
+            ),
+            PatternEntry(
+                "keyerr",
+                r"['\"]?model\.layers\..+?\.weight_scale['\"]?",
+                "KeyError",
+                "python/sglang/srt/model_loader/loader.py",
+                412,
+                "model.layers.{i}.weight_scale",
+            ),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["TP0_TRACEBACK", "ISSUE_BODY", "JSON_LOG", "ANSI_CRLF", "COMPOSE"]
+)
+def test_seed_found_from_every_paste_shape(index, samples, name):
+    result = match_error(getattr(samples, name), index)
+    assert not result.fallback
+    assert result.matches[0].record_id == "seed"
+
+
+def test_explanation_of_a_pattern_match(index, samples):
+    result = match_error(samples.TP0_TRACEBACK, index)
+    (top,) = result.matches
+    why = top.why
+    assert why.kind == "pattern"
+    assert why.pattern == SEED_PATTERN
+    assert why.span == (0, len(SEED)) and why.matched_text == SEED and why.whole_message
+    assert why.exception_role == "last" and why.exception_class == "ValueError"
+    assert why.class_agreement == CLASS_EXACT
+    assert why.frame is not None and why.frame.line == 75
+    assert why.frame.function == "create_trtllm_mla_backend"
+    assert why.line_distance == 0
+    assert 0.9 < top.score <= 1.0
+    payload = json.loads(json.dumps(result.to_dict()))
+    assert payload["matches"][0]["why"]["frame"]["file"].endswith("attention_registry.py")
+
+
+def test_chain_reports_which_exception_matched(index, samples):
+    result = match_error(samples.CHAINED_CAUSE, index)
+    roles = {m.record_id: m.why.exception_role for m in result.matches}
+    assert roles == {"weights": "last", "keyerr": "root"}
+    keyerr = next(m for m in result.matches if m.record_id == "keyerr")
+    assert keyerr.why.frame is not None and keyerr.why.frame.line == 412
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "trtllm_mha backend can only be used with non-MLA models!",
+        "ValueError: trtllm_mla backend can only be used with MLA model.",
+        f"ValueError: The {SEED}",
+        f"ValueError: warning '{SEED}' was ignored",
+        f"ValueError: {SEED[:-1]}",  # without the final period
+    ],
+)
+def test_near_misses_are_not_pattern_matches(index, message):
+    result = match_error(message, index)
+    assert all(m.why.kind == "text" for m in result.matches)
+    assert result.fallback
+
+
+def test_near_miss_of_a_sibling_record_picks_the_sibling(index):
+    result = match_error(
+        "ValueError: trtllm_mha backend can only be used with non-MLA models.", index
+    )
+    assert [m.record_id for m in result.matches] == ["mha"]
+
+
+def test_wrapped_message_matches_as_a_segment(index):
+    result = match_error(f"RuntimeError: Capture cuda graph failed: {SEED}", index)
+    (top,) = result.matches
+    assert top.record_id == "seed"
+    assert not top.why.whole_message
+    assert top.why.matched_text == SEED
+    assert top.why.class_agreement == CLASS_DIFFERENT
+
+
+def test_ranking_records_sharing_a_message(samples):
+    index = MatchIndex(
+        [
+            seed_entry("other-class", error_class="RuntimeError"),
+            seed_entry("qualified", error_class="sglang.errors.ValueError"),
+            seed_entry("far-line", line_number=300),
+            seed_entry("near-line", line_number=77),
+            seed_entry("other-file", file_path="python/sglang/srt/server_args.py"),
+            seed_entry("no-class", error_class=None),
+        ]
+    )
+    result = match_error(samples.TP0_TRACEBACK, index)
+    assert [m.record_id for m in result.matches] == [
+        "near-line",  # class exact, frame in file, 2 lines off
+        "far-line",  # class exact, frame in file, 225 lines off
+        "other-file",  # class exact, no frame in its file
+        "qualified",  # same last dotted component only
+        "no-class",  # unknown class
+        "other-class",
+    ]
+    assert all(m.why.kind == "pattern" for m in result.matches)
+    scores = [m.score for m in result.matches]
+    assert scores == sorted(scores, reverse=True) and scores[0] > scores[1] > scores[2]
+
+
+def test_whole_message_outranks_segment_and_specific_outranks_generic():
+    index = MatchIndex(
+        [
+            PatternEntry("inner", SEED_PATTERN, "ValueError"),
+            PatternEntry("outer", r"Capture cuda graph failed: .+?", "ValueError"),
+            PatternEntry("generic", r"Capture .+? failed: .+?", "ValueError"),
+        ]
+    )
+    result = match_error(f"ValueError: Capture cuda graph failed: {SEED}", index)
+    assert [m.record_id for m in result.matches] == ["outer", "generic", "inner"]
+
+
+def test_injected_text_search_is_used_only_without_pattern_match(index):
+    calls = []
+
+    def text_search(query, limit):
+        calls.append(query)
+        return [("weights", 0.8), ("not-indexed", 0.6)]
+
+    result = match_error("ValueError: totally unrelated words here", index, text_search=text_search)
+    assert result.fallback
+    assert [m.record_id for m in result.matches] == ["weights", "not-indexed"]
+    assert result.matches[0].why.kind == "text"
+    assert result.matches[0].why.similarity == 0.8
+    assert result.matches[0].score < 0.5
+    calls.clear()
+    match_error(f"ValueError: {SEED}", index, text_search=text_search)
+    assert calls == []
+
+
+def test_default_text_search_finds_close_wording(index):
+    result = match_error("trtllm_mla backend may only be used with MLA models", index)
+    assert result.fallback
+    assert result.matches[0].record_id == "seed"
+
+
+def test_no_match_at_all(index):
+    result = match_error("\x00\x00", index)
+    assert result.matches == () and result.fallback
+
+
+def test_token_set_search_skips_placeholders():
+    search = TokenSetSearch([PatternEntry("w", "", error_message="Failed to load weights {name}")])
+    assert search("Failed to load weights", 5) == [("w", 1.0)]
+    assert search("name name", 5) == []
+
+
+@pytest.mark.parametrize(
+    ("parsed", "record", "expected"),
+    [
+        ("ValueError", "ValueError", CLASS_EXACT),
+        ("torch.OutOfMemoryError", "torch.OutOfMemoryError", CLASS_EXACT),
+        ("torch.cuda.OutOfMemoryError", "torch.OutOfMemoryError", CLASS_NAME),
+        ("OutOfMemoryError", "torch.OutOfMemoryError", CLASS_NAME),
+        ("RuntimeError", "ValueError", CLASS_DIFFERENT),
+        (None, "ValueError", CLASS_UNKNOWN),
+    ],
+)
+def test_class_agreement(parsed, record, expected):
+    assert class_agreement(parsed, record) == expected
+
+
+@pytest.mark.parametrize(
+    ("frame", "hit"),
+    [
+        ("/usr/lib/python3.11/site-packages/sglang/srt/layers/attention/attention_registry.py", 5),
+        ("C:\\venv\\Lib\\site-packages\\sglang\\srt\\layers\\attention\\attention_registry.py", 5),
+        ("/tmp/attention/attention_registry.py", 2),
+        ("/tmp/other/attention_registry.py", 0),
+        ("/usr/lib/sglang/srt/layers/attention/other.py", 0),
+    ],
+)
+def test_path_suffix_hit(frame, hit):
+    assert path_suffix_hit(frame, SEED_PATH) == hit
+
+
+def test_trailing_spaces_before_newlines_lost_in_copy_still_match():
+    pattern = r"Error in layers\.py - LoRA[ \t]*\nCurrent codebase does not support .+?"
+    index = MatchIndex([PatternEntry("lora", pattern, "ValueError")])
+    for sep in (" \n", "\n"):
+        text = (
+            "Traceback (most recent call last):\n"
+            '  File "/x/sglang/srt/lora/layers.py", line 3, in f\n'
+            "    raise ValueError(msg)\n"
+            f"ValueError: Error in layers.py - LoRA{sep}Current codebase does not support x\n"
+        )
+        result = match_error(text, index)
+        assert [m.record_id for m in result.matches] == ["lora"]
+        assert result.matches[0].why.whole_message
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=500) | st.binary(max_size=500))
+def test_match_error_never_raises(raw):
+    index = MatchIndex([seed_entry(), PatternEntry("any", r"\w+ failed", error_message="x failed")])
+    result = match_error(raw, index)
+    assert isinstance(result.to_dict(), dict)
+
+
+def test_entry_from_seed_record_matches_the_paste(samples):
+    root = Path(__file__).resolve().parents[2]
+    line = (root / "data/records/sglang.jsonl").read_text().splitlines()[0]
+    record = json.loads(line)["record"]
+    index = MatchIndex([PatternEntry.from_record(record)])
+    (top,) = match_error(samples.TP0_TRACEBACK, index).matches
+    assert top.record_id == record["id"] == "1760fbb64ae487e4"
+    assert top.why.line_distance == 0 and top.why.class_agreement == CLASS_EXACT
