@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 export FLASK_APP := app:create_app
 
 .DEFAULT_GOAL := help
-.PHONY: help install migrate import serve run test pytest lint format typecheck clean browser-deps
+.PHONY: help install migrate import serve run test pytest lint format typecheck clean browser-deps repro-env
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -50,7 +50,10 @@ browser-deps: ## Debian chromium for the browser tests (apt, as root; skipped if
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium missing: sudo apt-get install chromium chromium-driver (browser tests will skip)"; fi; }
 
-pytest: install browser-deps ## Run the test suite only
+repro-env: install ## Build (or reuse) the sglang 0.5.23 harness environment (~2 min, ~6 GB, cached)
+	$(BIN)/python -m repro.envs.build sglang-0.5.23
+
+pytest: install browser-deps repro-env ## Run the test suite only
 	$(BIN)/pytest
 
 test: lint typecheck pytest ## Install what the tests need and run them all

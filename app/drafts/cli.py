@@ -20,6 +20,12 @@ def _repo(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
     return value
 
 
+def _sha(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    if not re.fullmatch(r"[0-9a-f]{7,40}", value):
+        raise click.BadParameter("expected a commit SHA: 7 to 40 lowercase hex digits")
+    return value
+
+
 @click.command("draft")
 @click.option(
     "--from",
@@ -29,7 +35,7 @@ def _repo(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
     help="Installed package directory or .whl file.",
 )
 @click.option("--repo", required=True, callback=_repo, help="GitHub OWNER/NAME.")
-@click.option("--sha", required=True, help="Commit the source corresponds to.")
+@click.option("--sha", required=True, callback=_sha, help="Commit the source corresponds to.")
 @click.option(
     "--path-prefix",
     default=None,

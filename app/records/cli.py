@@ -13,10 +13,12 @@ from flask.cli import AppGroup
 from sqlalchemy import inspect
 from sqlalchemy.exc import OperationalError
 
+from app.drafts.cli import draft_command
 from app.extensions import db
 from app.records import services
 
 records_cli = AppGroup("records", help="Import, export and draft error records.")
+records_cli.add_command(draft_command)
 
 
 def require_schema() -> None:
