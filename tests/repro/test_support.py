@@ -39,7 +39,11 @@ def test_drift_finds_the_raise_by_its_message(tmp_path, seed_record):
         "ValueError",
     )
     report = drift_report(pkg, seed_record, None)
-    assert report["record"] == {"file": seed_record["filePath"], "line": 75}
+    assert report["record"] == {
+        "file": seed_record["filePath"],
+        "line": 75,
+        "function": "create_trtllm_mla_backend",
+    }
     assert report["installed"]["line"] == 8
     assert report["moved"] is True
 
@@ -104,3 +108,38 @@ def test_build_is_a_no_op_when_marked(tmp_path, monkeypatch, capsys):
     (path / envs.MARKER_NAME).write_text("ok")
     assert main(["sglang-0.5.23"]) == 0
     assert "up to date" in capsys.readouterr().out
+
+
+def test_drift_statuses(tmp_path, seed_record):
+    pkg = tmp_path / "sglang"
+    target = pkg / "srt" / "layers" / "attention" / "attention_registry.py"
+    target.parent.mkdir(parents=True)
+    assert drift_report(pkg, seed_record, None)["status"] == "gone"
+
+    # Same file, same line as the record says.
+    padding = "\n" * (seed_record["lineNumber"] - 3)
+    target.write_text(
+        padding
+        + "def create_trtllm_mla_backend(runner):\n"
+        + "    if not runner.use_mla_backend:\n"
+        + '        raise ValueError("trtllm_mla backend can only be used with MLA models.")\n'
+    )
+    report = drift_report(pkg, seed_record, None)
+    assert report["status"] == "unchanged" and report["moved"] is False
+    assert report["record"]["function"] == "create_trtllm_mla_backend"
+
+    # Another message in the same function.
+    target.write_text(SOURCE.replace("can only be used with MLA models.", "needs an MLA model"))
+    report = drift_report(pkg, seed_record, None)
+    assert report["status"] == "message_changed"
+    assert report["installed"]["message"] == "trtllm_mla backend needs an MLA model"
+    assert report["installed"]["function"] == "create_trtllm_mla_backend"
+
+    # The raise moved to another file.
+    target.write_text("def create_trtllm_mla_backend(runner):\n    return None\n")
+    other = pkg / "srt" / "layers" / "attention" / "backends" / "trtllm.py"
+    other.parent.mkdir()
+    other.write_text(SOURCE)
+    report = drift_report(pkg, seed_record, None)
+    assert report["status"] == "moved"
+    assert report["installed"]["file"].endswith("backends/trtllm.py")
