@@ -24,13 +24,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     migrate.init_app(app, db, directory=os.path.join(os.path.dirname(app.root_path), "migrations"))
 
     from app import api, errors
+    from app.auth.cli import tokens_cli
     from app.records import views as records_views
     from app.records.cli import records_cli
+    from app.repro import views as repro_views
     from app.repro.cli import repro_cli
 
     errors.init_app(app)
     api.init_app(app)
     app.register_blueprint(records_views.bp)
+    app.register_blueprint(repro_views.bp)
     app.cli.add_command(records_cli)
     app.cli.add_command(repro_cli)
+    app.cli.add_command(tokens_cli)
     return app

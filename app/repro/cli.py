@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 import socket
 from pathlib import Path
 
@@ -10,6 +12,8 @@ import click
 from flask.cli import AppGroup
 
 from app.extensions import db
+from app.jobs import services as jobs
+from app.jobs.schedule import nightly_platforms
 from app.records.cli import require_schema
 from app.repro import services
 from app.repro.models import DONE
@@ -109,5 +113,53 @@ def run_command(
             )
     if as_json:
         click.echo(json.dumps(results, indent=2))
+    if failed:
+        raise SystemExit(1)
+
+
+@repro_cli.command("nightly")
+@click.option(
+    "--local",
+    is_flag=True,
+    help="Run every job here, in this process, with no broker (embedded default).",
+)
+@click.option(
+    "--platform",
+    "platforms",
+    multiple=True,
+    type=click.Choice(["blackwell", "hopper", "cpu", "real"]),
+    help="Platforms (repeatable). Default: ERRATA_NIGHTLY_PLATFORMS or blackwell,hopper.",
+)
+@click.option("--repeats", type=click.IntRange(1, 20), default=3, show_default=True)
+def nightly_command(local: bool, platforms: tuple[str, ...], repeats: int) -> None:
+    """Enqueue tonight's jobs: one per harnessed record x platform (as the schedule does)."""
+    require_schema()
+    chosen = list(platforms) or nightly_platforms(os.environ)
+    night = dt.datetime.now(dt.UTC).date()
+    batch = jobs.plan_nightly(db.session, night, chosen)
+    db.session.commit()
+    todo = batch.created + batch.resent
+    click.echo(
+        f"night {batch.night}: {len(batch.created)} new job(s), {len(batch.resent)} to re-send, "
+        f"{batch.skipped} already queued or done"
+    )
+    failed = 0
+    worker = f"local@{socket.gethostname()}"
+    for run in todo:
+        if local:
+            services.start(db.session, run, worker)
+            db.session.commit()
+            report = services.execute(
+                run.harness, run.env, services.payload_for(db.session, run, repeats)
+            )
+            services.record_report(db.session, run, report, worker)
+            db.session.commit()
+            click.echo(f"  {run.job_id}: {run.status} {run.trigger_outcome or run.message or ''}")
+            failed += run.status != DONE
+        else:
+            sent = jobs.dispatch(db.session, run, repeats)
+            db.session.commit()
+            click.echo(f"  {run.job_id}: {'queued' if sent else 'NOT SENT: ' + str(run.message)}")
+            failed += not sent
     if failed:
         raise SystemExit(1)

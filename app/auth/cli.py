@@ -1,0 +1,53 @@
+"""``flask tokens ...``: API tokens for curators, workers and admins."""
+
+from __future__ import annotations
+
+import click
+from flask.cli import AppGroup
+
+from app.auth import services
+from app.auth.models import SCOPES
+from app.extensions import db
+from app.records.cli import require_schema
+
+tokens_cli = AppGroup("tokens", help="Create, list and revoke API tokens.")
+
+
+@tokens_cli.command("create")
+@click.option("--name", required=True, help="Who or what uses it (e.g. gpu-worker-1).")
+@click.option("--scope", required=True, type=click.Choice(SCOPES))
+def create_command(name: str, scope: str) -> None:
+    """Create a token and print it once (only its hash is stored)."""
+    require_schema()
+    try:
+        token, plain = services.create_token(db.session, name, scope)
+    except services.TokenError as exc:
+        raise click.ClickException(str(exc)) from None
+    db.session.commit()
+    click.echo(
+        f"created token {token.id} ({token.scope}) for {token.name}; it is shown once:", err=True
+    )
+    click.echo(plain)
+
+
+@tokens_cli.command("list")
+def list_command() -> None:
+    """List tokens (never their values)."""
+    require_schema()
+    for t in services.list_tokens(db.session):
+        state = f"revoked {t.revoked_at:%Y-%m-%d}" if t.revoked_at else "active"
+        used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
+        click.echo(f"{t.id}\t{t.prefix}…\t{t.scope}\t{t.name}\t{state}\tlast used {used}")
+
+
+@tokens_cli.command("revoke")
+@click.argument("token_id", type=int)
+def revoke_command(token_id: int) -> None:
+    """Revoke a token by id."""
+    require_schema()
+    try:
+        token = services.revoke(db.session, token_id)
+    except services.TokenError as exc:
+        raise click.ClickException(str(exc)) from None
+    db.session.commit()
+    click.echo(f"revoked token {token.id} ({token.name})")

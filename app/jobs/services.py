@@ -1,0 +1,145 @@
+"""Enqueue reproducer jobs on the broker; the nightly batch; results posted by workers.
+
+Each job has a row (``repro_runs`` with a ``job_id``) before its message is sent, so the
+run is visible from the moment it is queued. Nightly job ids are deterministic
+(``nightly-YYYYMMDD-<record>-<platform>``): enqueueing the same night twice sends nothing
+new, and a later pass re-sends what could not be sent (catch-up).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+
+from app.db import DbSession, utcnow
+from app.repro import services as repro
+from app.repro.models import DONE, FAILED, INVALID, QUEUED, ReproRun
+
+ENQUEUE_FAILED = "ENQUEUE_FAILED"
+GPU_PLATFORMS = {"real"}
+FINISHED = {DONE, FAILED, INVALID}
+
+
+class EnqueueError(RuntimeError):
+    """The broker did not take the job."""
+
+
+def queue_for(platform: str) -> str:
+    """Simulated platforms run on CPU workers; ``real`` needs a GPU worker."""
+    return "gpu" if platform in GPU_PLATFORMS else "cpu"
+
+
+def job_message(session: DbSession, run: ReproRun, repeats: int) -> dict[str, Any]:
+    return {
+        "job_id": run.job_id,
+        "harness": run.harness,
+        "env": run.env,
+        "platform": run.platform,
+        "payload": repro.payload_for(session, run, repeats),
+        "timeout_s": 600,
+    }
+
+
+def send(message: dict[str, Any], queue: str) -> None:
+    """Publish one job; raises EnqueueError if the broker cannot be reached."""
+    from repro.worker import TASK_NAME, celery_app
+
+    try:
+        celery_app.send_task(
+            TASK_NAME,
+            args=[message],
+            queue=queue,
+            retry=True,
+            retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5},
+        )
+    except Exception as exc:  # kombu raises several connection error types
+        raise EnqueueError(f"the broker did not take the job: {exc}") from exc
+
+
+def dispatch(session: DbSession, run: ReproRun, repeats: int = 3) -> bool:
+    """Send ``run`` to its queue; on failure the run says so and can be re-sent later."""
+    try:
+        send(job_message(session, run, repeats), queue_for(run.platform))
+    except EnqueueError as exc:
+        run.status = FAILED
+        run.run_outcome = ENQUEUE_FAILED
+        run.message = str(exc)
+        session.flush()
+        return False
+    run.status = QUEUED
+    run.run_outcome = None
+    run.message = None
+    run.queued_at = utcnow()
+    session.flush()
+    return True
+
+
+def enqueue(session: DbSession, record_id: str, platform: str, origin: str = "api") -> ReproRun:
+    """Create the run row of a one-off job; commit, then :func:`dispatch` it."""
+    return repro.create_run(session, record_id, platform, origin=origin, job_id=uuid.uuid4().hex)
+
+
+@dataclass
+class NightlyBatch:
+    night: str
+    created: list[ReproRun] = field(default_factory=list)
+    resent: list[ReproRun] = field(default_factory=list)
+    skipped: int = 0
+
+
+def nightly_job_id(night: dt.date, record_id: str, platform: str) -> str:
+    return f"nightly-{night:%Y%m%d}-{record_id}-{platform}"
+
+
+def plan_nightly(session: DbSession, night: dt.date, platforms: Sequence[str]) -> NightlyBatch:
+    """Rows for tonight's jobs: one per harnessed record x configured platform.
+
+    New jobs are created ``queued``; jobs that could not be sent earlier are marked to be
+    re-sent; jobs already sent or finished are left alone. The caller commits, then calls
+    :func:`dispatch` for ``created + resent``.
+    """
+    batch = NightlyBatch(night=f"{night:%Y-%m-%d}")
+    for target in repro.harnessed_targets(session):
+        for platform in platforms:
+            if platform not in target.platforms:
+                continue
+            job_id = nightly_job_id(night, target.record_id, platform)
+            run = session.scalar(select(ReproRun).where(ReproRun.job_id == job_id))
+            if run is None:
+                run = repro.create_run(
+                    session, target.record_id, platform, origin="nightly", job_id=job_id
+                )
+                batch.created.append(run)
+            elif run.run_outcome == ENQUEUE_FAILED:
+                batch.resent.append(run)
+            else:
+                batch.skipped += 1
+    session.flush()
+    return batch
+
+
+def start_job(session: DbSession, job_id: str, worker: str) -> ReproRun | None:
+    """A worker took the job: mark it running (again, if redelivered)."""
+    run = session.scalar(select(ReproRun).where(ReproRun.job_id == job_id))
+    if run is None or run.status in FINISHED:
+        return run
+    repro.start(session, run, worker)
+    return run
+
+
+def finish_job(
+    session: DbSession, job_id: str, worker: str, report: dict[str, Any]
+) -> tuple[ReproRun | None, bool]:
+    """Store a worker's report once: a second report for a finished job is ignored."""
+    run = session.scalar(select(ReproRun).where(ReproRun.job_id == job_id).with_for_update())
+    if run is None:
+        return None, False
+    if run.status in FINISHED:
+        return run, False
+    repro.record_report(session, run, report, worker)
+    return run, True

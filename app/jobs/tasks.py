@@ -1,0 +1,67 @@
+"""Jobs that need the database (run on CPU workers): the nightly batch."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from typing import Any
+
+from flask import Flask
+
+from app.jobs import services
+from app.jobs.schedule import nightly_hour, nightly_platforms
+from repro.worker import celery_app
+
+_flask_app: Flask | None = None
+
+
+def flask_app() -> Flask:
+    """The app, built on first use inside a worker process (never at import time)."""
+    global _flask_app
+    if _flask_app is None:
+        from app import create_app
+
+        _flask_app = create_app()
+    return _flask_app
+
+
+def run_nightly(
+    now: dt.datetime, platforms: list[str], catch_up: bool, hour: int
+) -> dict[str, Any]:
+    """Plan tonight's batch and send it; returns counts for the task result and logs."""
+    from app.extensions import db
+
+    if catch_up and now.hour < hour:
+        return {"night": f"{now:%Y-%m-%d}", "skipped": "before the nightly hour"}
+    with flask_app().app_context():
+        batch = services.plan_nightly(db.session, now.date(), platforms)
+        db.session.commit()
+        sent = 0
+        for run in batch.created + batch.resent:
+            sent += services.dispatch(db.session, run)
+            db.session.commit()
+        return {
+            "night": batch.night,
+            "created": len(batch.created),
+            "resent": len(batch.resent),
+            "sent": sent,
+            "unchanged": batch.skipped,
+        }
+
+
+@celery_app.task(
+    name="errata.nightly",
+    acks_late=True,
+    time_limit=300,
+    soft_time_limit=240,
+    max_retries=3,
+    default_retry_delay=60,
+    autoretry_for=(OSError,),
+)
+def nightly(catch_up: bool = False) -> dict[str, Any]:
+    return run_nightly(
+        dt.datetime.now(dt.UTC),
+        nightly_platforms(os.environ),
+        catch_up,
+        nightly_hour(os.environ),
+    )

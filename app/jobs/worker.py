@@ -1,0 +1,26 @@
+"""Celery entry point for CPU workers and the scheduler (beat).
+
+    celery -A app.jobs.worker worker -Q cpu
+    celery -A app.jobs.worker beat
+
+It is ``repro.worker``'s Celery app with the database-side tasks and the beat schedule
+added. Nothing here builds the Flask app; tasks do, on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from celery import Celery
+
+from app.jobs import tasks
+from app.jobs.schedule import beat_schedule
+from repro.worker import celery_app, run_harness_job
+
+__all__ = ["celery_app", "run_harness_job", "tasks"]
+
+
+@celery_app.on_configure.connect
+def _schedule(sender: Celery, **_: Any) -> None:
+    sender.conf.beat_schedule = beat_schedule(os.environ)

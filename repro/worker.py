@@ -1,0 +1,130 @@
+"""The Celery side of repro: one task that runs a harness and posts the report back.
+
+A worker needs no database: it takes the job (record and options, plain data) from the
+broker, runs the harness in its environment, and posts the runner's report to the web
+service with a ``worker``-scoped token. Start a GPU worker with::
+
+    celery -A repro.worker worker -Q gpu -c 1
+
+Settings come from the environment when the worker starts (``ERRATA_BROKER_URL``,
+``ERRATA_API_URL``, ``ERRATA_WORKER_TOKEN``, ``ERRATA_VISIBILITY_TIMEOUT``). The web
+service and the CPU worker use the same Celery app (see ``app/jobs/worker.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+
+from celery import Celery
+
+from repro.runner import run_harness
+
+TASK_NAME = "errata.run_harness_job"
+HARD_TIME_LIMIT_S = 1200
+SOFT_TIME_LIMIT_S = 1100
+DELIVERY_ATTEMPTS = 5
+
+celery_app = Celery("errata")
+
+
+def worker_settings(environ: Mapping[str, str]) -> dict[str, Any]:
+    broker = environ.get("ERRATA_BROKER_URL", "redis://127.0.0.1:6379/0")
+    visibility = int(environ.get("ERRATA_VISIBILITY_TIMEOUT", "3600"))
+    return {
+        "broker_url": broker,
+        "broker_connection_retry_on_startup": True,
+        "broker_transport_options": {"visibility_timeout": visibility},
+        "task_default_queue": "cpu",
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "task_ignore_result": True,
+        "worker_prefetch_multiplier": 1,
+        "worker_hijack_root_logger": False,
+        "timezone": "UTC",
+    }
+
+
+@celery_app.on_configure.connect
+def _configure(sender: Celery, **_: Any) -> None:
+    sender.conf.update(worker_settings(os.environ))
+
+
+class DeliveryError(RuntimeError):
+    """The web service could not be reached or refused the report."""
+
+
+class ResultClient:
+    """Posts job state to ``/api/v1/jobs/<id>/...`` with a worker token."""
+
+    def __init__(self, api_url: str, token: str, timeout_s: float = 30.0) -> None:
+        if not api_url or not token:
+            raise DeliveryError("ERRATA_API_URL and ERRATA_WORKER_TOKEN must be set on workers")
+        self.api_url = api_url.rstrip("/")
+        self.token = token
+        self.timeout_s = timeout_s
+
+    @classmethod
+    def from_env(cls) -> ResultClient:
+        return cls(os.environ.get("ERRATA_API_URL", ""), os.environ.get("ERRATA_WORKER_TOKEN", ""))
+
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        request = urllib.request.Request(
+            f"{self.api_url}/api/v1/jobs/{path}",
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.token}"},
+        )
+        last: Exception | None = None
+        for attempt in range(DELIVERY_ATTEMPTS):
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                    return dict(json.loads(response.read() or b"{}"))
+            except urllib.error.HTTPError as exc:
+                if exc.code < 500:
+                    raise DeliveryError(f"{path}: HTTP {exc.code}: {exc.read()[:300]!r}") from exc
+                last = exc
+            except (urllib.error.URLError, OSError, ValueError) as exc:
+                last = exc
+            time.sleep(min(2**attempt, 30))
+        raise DeliveryError(f"{path}: web service unreachable: {last}")
+
+    def start(self, job_id: str, worker: str) -> dict[str, Any]:
+        return self._post(f"{job_id}/start", {"worker": worker})
+
+    def finish(self, job_id: str, worker: str, report: dict[str, Any]) -> dict[str, Any]:
+        return self._post(f"{job_id}/result", {"worker": worker, "report": report})
+
+
+@celery_app.task(
+    name=TASK_NAME,
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    time_limit=HARD_TIME_LIMIT_S,
+    soft_time_limit=SOFT_TIME_LIMIT_S,
+    max_retries=3,
+    default_retry_delay=60,
+)
+def run_harness_job(self: Any, job: dict[str, Any]) -> str:
+    """Run one job; a redelivered job that already has a result is skipped."""
+    worker = f"{self.request.hostname or socket.gethostname()}:{os.getpid()}"
+    client = ResultClient.from_env()
+    job_id = str(job["job_id"])
+    try:
+        state = client.start(job_id, worker)
+        if state.get("finished"):
+            return "already finished"
+        report = run_harness(
+            job["harness"], job["env"], job["payload"], timeout_s=float(job.get("timeout_s", 600))
+        )
+        stored = client.finish(job_id, worker, report)
+    except DeliveryError as exc:
+        raise self.retry(exc=exc) from exc
+    return "stored" if stored.get("stored") else "duplicate"
