@@ -49,6 +49,8 @@ def load_settings(instance_path: str, environ: Mapping[str, str] | None = None) 
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         "ERRATA_PUBLIC_URL": "",
+        "ERRATA_BROKER_URL": "redis://127.0.0.1:6379/0",
+        "ERRATA_CORS_ORIGINS": "",
     }
     maybe_set(settings, "SECRET_KEY", "SECRET_KEY", environ=environ)
     maybe_set(
@@ -60,5 +62,7 @@ def load_settings(instance_path: str, environ: Mapping[str, str] | None = None) 
     )
     maybe_set(settings, "MAX_CONTENT_LENGTH", "ERRATA_MAX_BODY_BYTES", int, environ=environ)
     maybe_set(settings, "ERRATA_PUBLIC_URL", "ERRATA_PUBLIC_URL", environ=environ)
+    maybe_set(settings, "ERRATA_BROKER_URL", "ERRATA_BROKER_URL", environ=environ)
+    maybe_set(settings, "ERRATA_CORS_ORIGINS", "ERRATA_CORS_ORIGINS", environ=environ)
     maybe_set(settings, "SQLALCHEMY_ECHO", "ERRATA_SQL_ECHO", _bool, environ=environ)
     return settings

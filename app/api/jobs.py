@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, jsonify, request
+from flask import Response, current_app, jsonify, request
 from sqlalchemy import select
 
 from app.api.blueprint import bp
@@ -93,7 +93,7 @@ def trigger_run(record_id: str) -> Response | tuple[Response, int]:
     except repro.ReproError as exc:
         return problem(404 if "no record" in str(exc) else 422, "Cannot run", str(exc))
     db.session.commit()
-    sent = jobs.dispatch(db.session, run)
+    sent = jobs.dispatch(db.session, run, current_app.config["ERRATA_BROKER_URL"])
     db.session.commit()
     if not sent:
         return problem(

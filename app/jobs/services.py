@@ -9,6 +9,7 @@ new, and a later pass re-sends what could not be sent (catch-up).
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,26 +46,35 @@ def job_message(session: DbSession, run: ReproRun, repeats: int) -> dict[str, An
     }
 
 
-def send(message: dict[str, Any], queue: str) -> None:
-    """Publish one job; raises EnqueueError if the broker cannot be reached."""
+def send(message: dict[str, Any], queue: str, broker_url: str) -> None:
+    """Publish one job on ``broker_url``; raises EnqueueError if the broker cannot take it."""
     from repro.worker import TASK_NAME, celery_app
 
     try:
-        celery_app.send_task(
-            TASK_NAME,
-            args=[message],
-            queue=queue,
-            retry=True,
-            retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5},
-        )
+        with celery_app.connection_for_write(url=broker_url, connect_timeout=3) as conn:
+            celery_app.send_task(
+                TASK_NAME,
+                args=[message],
+                queue=queue,
+                connection=conn,
+                retry=True,
+                retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5},
+            )
     except Exception as exc:  # kombu raises several connection error types
-        raise EnqueueError(f"the broker did not take the job: {exc}") from exc
+        raise EnqueueError(
+            f"the broker at {_safe(broker_url)} did not take the job: {exc}"
+        ) from exc
 
 
-def dispatch(session: DbSession, run: ReproRun, repeats: int = 3) -> bool:
+def _safe(url: str) -> str:
+    """The broker URL without a password."""
+    return re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", url)
+
+
+def dispatch(session: DbSession, run: ReproRun, broker_url: str, repeats: int = 3) -> bool:
     """Send ``run`` to its queue; on failure the run says so and can be re-sent later."""
     try:
-        send(job_message(session, run, repeats), queue_for(run.platform))
+        send(job_message(session, run, repeats), queue_for(run.platform), broker_url)
     except EnqueueError as exc:
         run.status = FAILED
         run.run_outcome = ENQUEUE_FAILED

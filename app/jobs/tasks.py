@@ -33,12 +33,13 @@ def run_nightly(
 
     if catch_up and now.hour < hour:
         return {"night": f"{now:%Y-%m-%d}", "skipped": "before the nightly hour"}
-    with flask_app().app_context():
+    app = flask_app()
+    with app.app_context():
         batch = services.plan_nightly(db.session, now.date(), platforms)
         db.session.commit()
         sent = 0
         for run in batch.created + batch.resent:
-            sent += services.dispatch(db.session, run)
+            sent += services.dispatch(db.session, run, app.config["ERRATA_BROKER_URL"])
             db.session.commit()
         return {
             "night": batch.night,

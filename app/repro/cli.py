@@ -9,6 +9,7 @@ import socket
 from pathlib import Path
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 
 from app.extensions import db
@@ -157,7 +158,7 @@ def nightly_command(local: bool, platforms: tuple[str, ...], repeats: int) -> No
             click.echo(f"  {run.job_id}: {run.status} {run.trigger_outcome or run.message or ''}")
             failed += run.status != DONE
         else:
-            sent = jobs.dispatch(db.session, run, repeats)
+            sent = jobs.dispatch(db.session, run, current_app.config["ERRATA_BROKER_URL"], repeats)
             db.session.commit()
             click.echo(f"  {run.job_id}: {'queued' if sent else 'NOT SENT: ' + str(run.message)}")
             failed += not sent
