@@ -76,6 +76,14 @@ def test_planted_regression_is_flagged(seeded, runner, client, tmp_path, seed_en
     assert runs["items"][0]["regressions"][0]["what"] == "trigger"
     assert runs["latest"]["blackwell"]["regressed"] is True
     assert "regression" in client.get(f"/records/{SEED}").get_data(as_text=True)
+    regressions = client.get("/api/v1/regressions").get_json()
+    assert regressions["total"] == 1 and regressions["items"][0]["recordId"] == SEED
+    runs_page = client.get("/runs").get_data(as_text=True)
+    first_section = runs_page.index('id="regressions"')
+    assert runs_page.index(SEED, first_section) < runs_page.index('id="runs"')
+    assert "NOT_REPRODUCED" in client.get("/runs/matrix").get_data(as_text=True) or (
+        "DIFFERENT_ERROR" in client.get("/runs/matrix").get_data(as_text=True)
+    )
 
 
 def test_missing_environment_is_an_invalid_run(seeded, runner, client, tmp_path, monkeypatch):
