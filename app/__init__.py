@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 
 from app.config import load_settings
-from app.extensions import db, migrate
+from app.extensions import db, limiter, migrate
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -21,9 +21,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app.json.sort_keys = False  # type: ignore[attr-defined]
     db.init_app(app)
+    limiter.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(os.path.dirname(app.root_path), "migrations"))
 
-    from app import api, errors
+    from app import api, errors, security
     from app.auth.cli import tokens_cli
     from app.records import views as records_views
     from app.records.cli import records_cli
@@ -31,6 +32,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from app.repro.cli import repro_cli
 
     errors.init_app(app)
+    security.init_app(app)
     api.init_app(app)
     app.register_blueprint(records_views.bp)
     app.register_blueprint(repro_views.bp)

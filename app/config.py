@@ -6,6 +6,7 @@ Read only inside the app factory; nothing here runs at import time.
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -41,18 +42,50 @@ def normalize_database_url(url: str) -> str:
     return url
 
 
+def instance_secret(instance_path: str) -> str:
+    """A random key kept in ``instance/secret_key`` (made once, mode 0600), so sessions
+    survive restarts and agree across workers without anyone choosing a key."""
+    path = os.path.join(instance_path, "secret_key")
+    try:
+        with open(path, encoding="ascii") as handle:
+            key = handle.read().strip()
+        if len(key) >= 32:
+            return key
+    except FileNotFoundError:
+        pass
+    key = secrets.token_urlsafe(48)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another worker made it first (or an unreadable short file)
+        with open(path, encoding="ascii") as handle:
+            existing = handle.read().strip()
+        if len(existing) < 32:
+            raise RuntimeError(f"{path} holds no usable key; delete it or set SECRET_KEY") from None
+        return existing
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(key)
+    return key
+
+
 def load_settings(instance_path: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Build the settings dict from defaults and the environment."""
+    env = os.environ if environ is None else environ
     settings: dict[str, Any] = {
-        "SECRET_KEY": "dev-only-change-me",
+        "SECRET_KEY": env.get("SECRET_KEY") or instance_secret(instance_path),
         "SQLALCHEMY_DATABASE_URI": f"sqlite:///{os.path.join(instance_path, 'errata.db')}",
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         "ERRATA_PUBLIC_URL": "",
         "ERRATA_BROKER_URL": "redis://127.0.0.1:6379/0",
         "ERRATA_CORS_ORIGINS": "",
+        "ERRATA_PROXY_HOPS": 0,
+        "RATELIMIT_STORAGE_URI": "memory://",
+        "RATELIMIT_ENABLED": True,
+        "ERRATA_MATCH_RATE_LIMIT": "120/minute;20/second",
+        "ERRATA_SEARCH_RATE_LIMIT": "300/minute;30/second",
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
     }
-    maybe_set(settings, "SECRET_KEY", "SECRET_KEY", environ=environ)
     maybe_set(
         settings,
         "SQLALCHEMY_DATABASE_URI",
@@ -64,5 +97,11 @@ def load_settings(instance_path: str, environ: Mapping[str, str] | None = None) 
     maybe_set(settings, "ERRATA_PUBLIC_URL", "ERRATA_PUBLIC_URL", environ=environ)
     maybe_set(settings, "ERRATA_BROKER_URL", "ERRATA_BROKER_URL", environ=environ)
     maybe_set(settings, "ERRATA_CORS_ORIGINS", "ERRATA_CORS_ORIGINS", environ=environ)
+    maybe_set(settings, "ERRATA_PROXY_HOPS", "ERRATA_PROXY_HOPS", int, environ=environ)
+    maybe_set(settings, "RATELIMIT_STORAGE_URI", "ERRATA_RATELIMIT_STORAGE", environ=environ)
+    maybe_set(settings, "RATELIMIT_ENABLED", "ERRATA_RATELIMIT_ENABLED", _bool, environ=environ)
+    maybe_set(settings, "ERRATA_MATCH_RATE_LIMIT", "ERRATA_MATCH_RATE_LIMIT", environ=environ)
+    maybe_set(settings, "ERRATA_SEARCH_RATE_LIMIT", "ERRATA_SEARCH_RATE_LIMIT", environ=environ)
+    maybe_set(settings, "SESSION_COOKIE_SECURE", "ERRATA_SECURE_COOKIES", _bool, environ=environ)
     maybe_set(settings, "SQLALCHEMY_ECHO", "ERRATA_SQL_ECHO", _bool, environ=environ)
     return settings

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
+from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, InternalServerError
+
+from app.extensions import db
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -25,7 +28,30 @@ def _wants_problem() -> bool:
     return request.path.startswith("/api/")
 
 
+DB_UNAVAILABLE = "The database is unavailable or cannot be written right now; try again shortly."
+
+
 def init_app(app: Flask) -> None:
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def handle_database_down(exc: Exception) -> Response | tuple[str, int, dict[str, str]]:
+        """A lost connection, a restarting server, a read-only or full disk: 503, not 500."""
+        db.session.rollback()
+        app.logger.warning(
+            "database error on %s %s: %s",
+            request.method,
+            request.path,
+            str(exc).splitlines()[0][:300],
+        )
+        if _wants_problem():
+            response = problem(503, "Service Unavailable", DB_UNAVAILABLE)
+            response.headers["Retry-After"] = "5"
+            return response
+        page = render_template(
+            "error.html", status=503, title="Service Unavailable", detail=DB_UNAVAILABLE
+        )
+        return page, 503, {"Retry-After": "5"}
+
     @app.errorhandler(HTTPException)
     def handle_http(exc: HTTPException) -> Response | tuple[str, int]:
         status = exc.code or 500

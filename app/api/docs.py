@@ -21,6 +21,16 @@ _MODELS: tuple[type[BaseModel], ...] = (
     schemas.MatchRequest,
     schemas.MatchResponse,
     schemas.Problem,
+    schemas.RecordWrite,
+    schemas.RecordWritten,
+    schemas.RunList,
+    schemas.RecordRuns,
+    schemas.RegressionList,
+    schemas.RunRequest,
+    schemas.RunOut,
+    schemas.JobStart,
+    schemas.JobResult,
+    schemas.JobState,
 )
 
 
@@ -63,6 +73,184 @@ _LIST_PARAMS = [
 ]
 
 
+_BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+_RECORD_ID = {
+    "name": "record_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "maxLength": 64},
+}
+_JOB_ID = {
+    "name": "job_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "maxLength": 64},
+}
+_PAGE = [
+    _param("limit", "Items per page", {"type": "integer", "minimum": 1, "maximum": 200}),
+    _param("offset", "Items to skip", {"type": "integer", "minimum": 0}),
+]
+
+
+def _authed(responses: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **responses,
+        "401": _problem("No bearer token"),
+        "403": _problem("Token unknown, revoked or without the scope"),
+    }
+
+
+def _body(name: str) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+def _write_paths() -> dict[str, Any]:
+    """Endpoints that need a token (write: curators; worker: GPU/CPU workers)."""
+    return {
+        "/api/v1/records/{record_id}/runs": {
+            "get": {
+                "operationId": "listRecordRuns",
+                "summary": "A record's reproducer runs, newest first, and its latest verdicts",
+                "parameters": [_RECORD_ID, *_PAGE],
+                "responses": {
+                    "200": _json("RecordRuns", "Runs"),
+                    "400": _problem("Bad"),
+                    "404": _problem("No such record"),
+                },
+            },
+            "post": {
+                "operationId": "triggerRun",
+                "summary": "Queue a reproducer run (scope: write)",
+                "security": _BEARER,
+                "parameters": [_RECORD_ID],
+                "requestBody": _body("RunRequest"),
+                "responses": _authed(
+                    {
+                        "202": _json("RunOut", "Queued"),
+                        "400": _problem("Bad platform"),
+                        "404": _problem("No such record"),
+                        "422": _problem("No harness"),
+                        "503": _problem("The broker did not take the job"),
+                    }
+                ),
+            },
+        },
+        "/api/v1/runs": {
+            "get": {
+                "operationId": "listRuns",
+                "summary": "All runs (jobs), newest first",
+                "parameters": [
+                    *_PAGE,
+                    _param(
+                        "status",
+                        "Filter by status",
+                        {
+                            "type": "string",
+                            "enum": ["queued", "running", "done", "failed", "invalid"],
+                        },
+                    ),
+                    _param("platform", "Filter by platform", {"type": "string"}),
+                    _param("record", "Filter by record id", {"type": "string"}),
+                ],
+                "responses": {"200": _json("RunList", "Runs"), "400": _problem("Bad")},
+            }
+        },
+        "/api/v1/regressions": {
+            "get": {
+                "operationId": "listRegressions",
+                "summary": "Records that stopped reproducing, or whose fix stopped fixing",
+                "responses": {"200": _json("RegressionList", "Regressions")},
+            }
+        },
+        "/api/v1/jobs/{job_id}/start": {
+            "post": {
+                "operationId": "startJob",
+                "summary": "A worker took a job (scope: worker)",
+                "security": _BEARER,
+                "parameters": [_JOB_ID],
+                "requestBody": _body("JobStart"),
+                "responses": _authed(
+                    {
+                        "200": _json("JobState", "State"),
+                        "400": _problem("Bad body"),
+                        "404": _problem("No such job"),
+                    }
+                ),
+            }
+        },
+        "/api/v1/jobs/{job_id}/result": {
+            "post": {
+                "operationId": "finishJob",
+                "summary": "A worker's report; stored once per job (scope: worker)",
+                "security": _BEARER,
+                "parameters": [_JOB_ID],
+                "requestBody": _body("JobResult"),
+                "responses": _authed(
+                    {
+                        "200": _json("JobState", "Stored or ignored"),
+                        "400": _problem("Bad body"),
+                        "404": _problem("No such job"),
+                    }
+                ),
+            }
+        },
+        "/api/v1/health": {
+            "get": {
+                "operationId": "health",
+                "summary": "Liveness",
+                "responses": {"200": {"description": "Alive"}},
+            }
+        },
+        "/api/v1/ready": {
+            "get": {
+                "operationId": "ready",
+                "summary": "Readiness: the database answers",
+                "responses": {
+                    "200": {"description": "Ready"},
+                    "503": _problem("Database unreachable"),
+                },
+            }
+        },
+    }
+
+
+def _record_write_ops() -> tuple[dict[str, Any], dict[str, Any]]:
+    """POST /api/v1/records and PUT /api/v1/records/{record_id}."""
+    invalid = _problem("Not valid for the dataset schema")
+    ops = {
+        "post": {
+            "operationId": "createRecord",
+            "summary": "Create a record (scope: write); validated as the importer does",
+            "security": _BEARER,
+            "requestBody": _body("RecordWrite"),
+            "responses": _authed(
+                {
+                    "201": _json("RecordWritten", "Created"),
+                    "409": _problem("Exists"),
+                    "415": _problem("Not JSON"),
+                    "422": invalid,
+                }
+            ),
+        },
+        "put": {
+            "operationId": "putRecord",
+            "summary": "Create or update a record (scope: write); history is kept",
+            "security": _BEARER,
+            "parameters": [_RECORD_ID],
+            "requestBody": _body("RecordWrite"),
+            "responses": _authed(
+                {
+                    "200": _json("RecordWritten", "Updated or unchanged"),
+                    "201": _json("RecordWritten", "Created"),
+                    "415": _problem("Not JSON"),
+                    "422": invalid,
+                }
+            ),
+        },
+    }
+    return ops["post"], ops["put"]
+
+
 @cache
 def openapi_document() -> dict[str, Any]:
     _, defs = models_json_schema(
@@ -71,7 +259,7 @@ def openapi_document() -> dict[str, Any]:
     )
     components = defs.get("$defs", {})
     bad_request = _problem("Invalid parameter")
-    return {
+    doc: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {
             "title": "Errata API",
@@ -146,8 +334,16 @@ def openapi_document() -> dict[str, Any]:
                 }
             },
         },
-        "components": {"schemas": components},
+        "components": {
+            "schemas": components,
+            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
+        },
     }
+    doc["paths"].update(_write_paths())
+    post, put = _record_write_ops()
+    doc["paths"]["/api/v1/records"]["post"] = post
+    doc["paths"]["/api/v1/records/{record_id}"]["put"] = put
+    return doc
 
 
 @bp.get("/openapi.json")

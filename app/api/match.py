@@ -12,7 +12,7 @@ from app.api.blueprint import bp
 from app.api.records import flag, record_href
 from app.api.schemas import MatchRequest
 from app.errors import problem
-from app.extensions import db
+from app.extensions import db, limiter
 from app.matching import match_error
 from app.records.match_index import get_index
 from app.records.models import Record
@@ -52,7 +52,12 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
     return body
 
 
+def match_limit() -> str:
+    return str(current_app.config["ERRATA_MATCH_RATE_LIMIT"])
+
+
 @bp.post("/match")
+@limiter.limit(match_limit)
 def match() -> Response:
     if not request.is_json:
         return problem(415, "Unsupported Media Type", 'Send JSON: {"text": "..."}.')

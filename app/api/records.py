@@ -10,7 +10,7 @@ from werkzeug.datastructures import MultiDict
 
 from app.api.blueprint import bp
 from app.errors import problem
-from app.extensions import db
+from app.extensions import db, limiter
 from app.records import queries, services
 from app.records.models import Record
 from app.repro.services import latest_verdicts
@@ -101,7 +101,12 @@ def _bad_parameter(exc: BadParameter) -> Response:
     return problem(400, "Bad Request", str(exc))
 
 
+def search_limit() -> str:
+    return str(current_app.config["ERRATA_SEARCH_RATE_LIMIT"])
+
+
 @bp.get("/records")
+@limiter.limit(search_limit)
 def list_records() -> Response:
     """Records, filtered by facets and an optional full-text ``q``, paged."""
     query = parse_query(request.args)
@@ -145,6 +150,7 @@ def get_record(record_id: str) -> ResponseReturnValue:
 
 
 @bp.get("/search")
+@limiter.limit(search_limit)
 def search_records() -> Response:
     """Full-text search: every word must appear (the last as a prefix), best first."""
     query = parse_query(request.args)

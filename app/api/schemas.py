@@ -120,3 +120,72 @@ class Problem(BaseModel):
     title: str
     status: int
     detail: str | None = None
+
+
+class RecordWrite(BaseModel):
+    """One dataset line: the record (schema v2), its dataset version, a draft flag."""
+
+    record: RecordV2
+    datasetVersion: str
+    draft: bool = False
+
+
+class RecordWritten(RecordOut):
+    result: Literal["created", "updated", "unchanged"]
+
+
+class RunOut(BaseModel):
+    """One reproducer run (a job's row)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: int
+    jobId: str | None
+    recordId: str
+    platform: str
+    status: Literal["queued", "running", "done", "failed", "invalid"]
+    triggerOutcome: str | None
+    runOutcome: str | None
+
+
+class RunList(BaseModel):
+    items: list[RunOut]
+    limit: int
+    offset: int
+
+
+class RecordRuns(RunList):
+    recordId: str
+    latest: dict[str, Any]
+
+
+class Regression(BaseModel):
+    recordId: str
+    platform: str
+    regressions: list[dict[str, Any]]
+    run: RunOut
+
+
+class RegressionList(BaseModel):
+    items: list[Regression]
+    total: int
+
+
+class RunRequest(BaseModel):
+    platform: Literal["blackwell", "hopper", "cpu", "real"] = "blackwell"
+
+
+class JobStart(BaseModel):
+    worker: str = Field(min_length=1, max_length=200)
+
+
+class JobResult(BaseModel):
+    worker: str = Field(min_length=1, max_length=200)
+    report: dict[str, Any] = Field(description="The runner's report (repro.runner.RunReport)")
+
+
+class JobState(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    jobId: str
+    status: str

@@ -7,12 +7,13 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template, request, url_for
 from werkzeug.datastructures import MultiDict
 
-from app.api.match import MAX_TEXT_BYTES, match_payload
-from app.api.records import BadParameter, parse_query
-from app.extensions import db
+from app.api.match import MAX_TEXT_BYTES, match_limit, match_payload
+from app.api.records import BadParameter, parse_query, search_limit
+from app.extensions import db, limiter
 from app.records import presenters, queries, services
 from app.records.schemas import SEVERITIES
 from app.repro import services as repro_services
+from app.security import verify_csrf
 
 bp = Blueprint("records", __name__)
 
@@ -27,6 +28,7 @@ def _toggle_url(args: MultiDict[str, str], name: str, value: str) -> str:
 
 
 @bp.get("/")
+@limiter.limit(search_limit)
 def index() -> str | tuple[str, int]:
     try:
         query = parse_query(request.args)
@@ -80,7 +82,10 @@ def record_page(record_id: str) -> str:
 
 
 @bp.route("/match", methods=["GET", "POST"])
+@limiter.limit(match_limit, methods=["POST"])
 def match_page() -> str | tuple[str, int]:
+    if request.method == "POST":
+        verify_csrf()
     text = request.form.get("text", "") if request.method == "POST" else ""
     result = None
     status = 200

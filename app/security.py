@@ -1,0 +1,52 @@
+"""Security headers on every response, CSRF for browser forms, proxy awareness."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+
+from flask import Flask, Response, abort, request, session
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+CSRF_FIELD = "csrf_token"
+
+
+def csrf_token() -> str:
+    """The session's CSRF token (made on first use); templates put it in every form."""
+    token = session.get(CSRF_FIELD)
+    if not isinstance(token, str):
+        token = secrets.token_urlsafe(32)
+        session[CSRF_FIELD] = token
+    return token
+
+
+def verify_csrf() -> None:
+    """Reject a browser form POST whose token does not match the session's."""
+    expected = session.get(CSRF_FIELD)
+    sent = request.form.get(CSRF_FIELD, "")
+    if not isinstance(expected, str) or not hmac.compare_digest(expected, sent):
+        abort(400, description="The form expired or did not come from this site; reload it.")
+
+
+def _headers(response: Response) -> Response:
+    headers = response.headers
+    headers.setdefault("Content-Security-Policy", CSP)
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
+    headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+    return response
+
+
+def init_app(app: Flask) -> None:
+    hops = int(app.config.get("ERRATA_PROXY_HOPS", 0))
+    if hops:
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops
+        )
+    app.after_request(_headers)
+    app.jinja_env.globals["csrf_token"] = csrf_token
