@@ -111,6 +111,7 @@ def app(database_url: str, tmp_path: Path) -> Iterator[Flask]:
             "TESTING": True,
             "SQLALCHEMY_DATABASE_URI": database_url,
             "SERVER_NAME": "errata.test",
+            "RATELIMIT_ENABLED": False,  # tests/security turns it on where it is the subject
         }
     )
     yield app
