@@ -105,8 +105,15 @@ def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
         )
     bad_keys = {(e.source, e.line) for e in errors}
     good = [p for p in seen.values() if (p.source, p.line) not in bad_keys]
-    stats = services.upsert(db.session, good)
-    db.session.commit()
+    try:
+        stats = services.upsert(db.session, good)
+        db.session.commit()
+    except OperationalError as exc:
+        db.session.rollback()
+        reason = str(exc.orig).splitlines()[0] if exc.orig is not None else str(exc)
+        raise click.ClickException(
+            f"cannot write to the database: {reason}; nothing was imported"
+        ) from None
     click.echo(
         f"imported: {stats.created} created, {stats.updated} updated, "
         f"{stats.unchanged} unchanged, {bad_lines} invalid"
