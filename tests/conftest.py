@@ -115,6 +115,9 @@ def app(database_url: str, tmp_path: Path) -> Iterator[Flask]:
         }
     )
     yield app
+    from app.records.match_index import forget
+
+    forget()  # the per-process pattern index must not outlive the test's data
     with app.app_context():
         db.session.remove()
         with db.engine.begin() as conn:

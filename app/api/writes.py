@@ -14,7 +14,7 @@ from app.api.records import record_payload
 from app.auth.decorators import require_scope
 from app.errors import problem
 from app.extensions import db
-from app.records import services
+from app.records import match_index, services
 
 
 def _parse_body() -> services.ParsedLine | Response:
@@ -51,6 +51,7 @@ def create_record() -> ResponseReturnValue:
         return problem(409, "Conflict", f"Record {record_id!r} exists; PUT to update it.")
     services.upsert(db.session, [parsed])
     db.session.commit()
+    match_index.forget()
     current_app.logger.info("record %s created by token %s", record_id, _token_name())
     return _stored(record_id, 201, "created")
 
@@ -70,6 +71,8 @@ def put_record(record_id: str) -> ResponseReturnValue:
         )
     stats = services.upsert(db.session, [parsed])
     db.session.commit()
+    if stats.written:
+        match_index.forget()
     outcome = "created" if stats.created else "updated" if stats.updated else "unchanged"
     current_app.logger.info("record %s %s by token %s", record_id, outcome, _token_name())
     return _stored(record_id, 201 if stats.created else 200, outcome)
