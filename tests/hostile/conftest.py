@@ -41,7 +41,6 @@ def app(database_url: str) -> Iterator[Flask]:
         {
             "TESTING": True,
             "SQLALCHEMY_DATABASE_URI": database_url,
-            "SERVER_NAME": "errata.test",
             "RATELIMIT_ENABLED": False,
             "ERRATA_BROKER_URL": "redis://127.0.0.1:9/0",
         }
