@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from hypothesis import given, settings
-
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.api.docs import openapi_document
