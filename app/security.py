@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hmac
 import secrets
-
 from typing import Any
 
 from flask import Flask, Response, abort, request, session
