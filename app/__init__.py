@@ -9,6 +9,7 @@ from flask import Flask
 
 from app.config import load_settings
 from app.extensions import db, limiter, migrate
+from app.security import JSONProvider
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -19,7 +20,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if test_config is not None:
         app.config.from_mapping(test_config)
 
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json = JSONProvider(app)
     db.init_app(app)
     limiter.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(os.path.dirname(app.root_path), "migrations"))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from typing import Any
 
 from flask import Flask, Response, abort, request, session
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 CSP = (
@@ -32,6 +34,28 @@ def verify_csrf() -> None:
         abort(400, description="The form expired or did not come from this site; reload it.")
 
 
+class JSONProvider(DefaultJSONProvider):
+    """Flask's JSON, keys in insertion order; a body nested past the parser's recursion
+    limit is invalid JSON (``get_json`` answers it as such) rather than a crash."""
+
+    sort_keys = False
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        try:
+            return super().loads(s, **kwargs)
+        except RecursionError:
+            raise ValueError("JSON nested too deeply") from None
+
+
+def reject_nul() -> None:
+    """A NUL in the path or the query string is never meaningful, and PostgreSQL cannot
+    even compare text with one: answer 400 before any view runs."""
+    if "\x00" in request.path or any(
+        "\x00" in key or "\x00" in value for key, value in request.args.items(multi=True)
+    ):
+        abort(400, description="The URL must not contain NUL characters.")
+
+
 def _headers(response: Response) -> Response:
     headers = response.headers
     headers.setdefault("Content-Security-Policy", CSP)
@@ -48,5 +72,6 @@ def init_app(app: Flask) -> None:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops
         )
+    app.before_request(reject_nul)
     app.after_request(_headers)
     app.jinja_env.globals["csrf_token"] = csrf_token

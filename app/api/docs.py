@@ -54,12 +54,18 @@ def _param(name: str, description: str, schema: dict[str, Any], **extra: Any) ->
 
 
 _FLAG = {"type": "string", "enum": ["0", "1", "true", "false"]}
-_FILTER = {"type": "array", "items": {"type": "string", "maxLength": 500}, "maxItems": 20}
+# A NUL anywhere in the URL is answered 400 (app.security.reject_nul).
+_NO_NUL = "^[^\\x00]*$"
+_FILTER = {
+    "type": "array",
+    "items": {"type": "string", "maxLength": 500, "pattern": _NO_NUL},
+    "maxItems": 20,
+}
 _LIST_PARAMS = [
     _param(
         "q",
         "Full-text query: every word must appear, the last as a prefix",
-        {"type": "string", "maxLength": 500},
+        {"type": "string", "maxLength": 500, "pattern": _NO_NUL},
     ),
     *(
         _param(name, f"Filter on {name} (repeatable)", _FILTER, style="form", explode=True)
@@ -72,23 +78,34 @@ _LIST_PARAMS = [
     _param("facets", "Include facet counts", _FLAG),
 ]
 
+_SEARCH_Q = _param(
+    "q",
+    "Full-text query (required, not blank): every word must appear, the last as a prefix",
+    {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 500,
+        "pattern": "^[^\\x00]*[^\\s\\x00][^\\x00]*$",
+    },
+    required=True,
+)
 
 _BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 _RECORD_ID = {
     "name": "record_id",
     "in": "path",
     "required": True,
-    "schema": {"type": "string", "maxLength": 64},
+    "schema": {"type": "string", "maxLength": 64, "pattern": _NO_NUL},
 }
 _JOB_ID = {
     "name": "job_id",
     "in": "path",
     "required": True,
-    "schema": {"type": "string", "maxLength": 64},
+    "schema": {"type": "string", "maxLength": 64, "pattern": _NO_NUL},
 }
 _PAGE = [
     _param("limit", "Items per page", {"type": "integer", "minimum": 1, "maximum": 200}),
-    _param("offset", "Items to skip", {"type": "integer", "minimum": 0}),
+    _param("offset", "Items to skip", {"type": "integer", "minimum": 0, "maximum": 1_000_000}),
 ]
 
 
@@ -149,8 +166,10 @@ def _write_paths() -> dict[str, Any]:
                             "enum": ["queued", "running", "done", "failed", "invalid"],
                         },
                     ),
-                    _param("platform", "Filter by platform", {"type": "string"}),
-                    _param("record", "Filter by record id", {"type": "string"}),
+                    _param(
+                        "platform", "Filter by platform", {"type": "string", "pattern": _NO_NUL}
+                    ),
+                    _param("record", "Filter by record id", {"type": "string", "pattern": _NO_NUL}),
                 ],
                 "responses": {"200": _json("RunList", "Runs"), "400": _problem("Bad")},
             }
@@ -286,7 +305,7 @@ def openapi_document() -> dict[str, Any]:
                             "name": "record_id",
                             "in": "path",
                             "required": True,
-                            "schema": {"type": "string", "maxLength": 64},
+                            "schema": {"type": "string", "maxLength": 64, "pattern": _NO_NUL},
                         },
                         _param("compact", "Return the compact form", _FLAG),
                     ],
@@ -310,7 +329,8 @@ def openapi_document() -> dict[str, Any]:
                     "operationId": "search",
                     "summary": "Full-text search, best first",
                     "parameters": [
-                        p for p in _LIST_PARAMS if p["name"] not in {"compact", "facets"}
+                        _SEARCH_Q,
+                        *(p for p in _LIST_PARAMS if p["name"] not in {"q", "compact", "facets"}),
                     ],
                     "responses": {"200": _json("SearchResponse", "Hits"), "400": bad_request},
                 }

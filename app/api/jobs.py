@@ -31,8 +31,8 @@ def _json_body() -> dict[str, Any]:
 
 def _worker_name(data: dict[str, Any]) -> str:
     worker = data.get("worker")
-    if not isinstance(worker, str) or not 0 < len(worker) <= 200:
-        raise BadParameter("worker must be a string of 1 to 200 characters")
+    if not isinstance(worker, str) or not 0 < len(worker) <= 200 or "\x00" in worker:
+        raise BadParameter("worker must be a string of 1 to 200 characters, without NUL")
     return worker
 
 

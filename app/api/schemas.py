@@ -176,11 +176,11 @@ class RunRequest(BaseModel):
 
 
 class JobStart(BaseModel):
-    worker: str = Field(min_length=1, max_length=200)
+    worker: str = Field(min_length=1, max_length=200, pattern=r"^[^\x00]*$")
 
 
 class JobResult(BaseModel):
-    worker: str = Field(min_length=1, max_length=200)
+    worker: str = Field(min_length=1, max_length=200, pattern=r"^[^\x00]*$")
     report: dict[str, Any] = Field(description="The runner's report (repro.runner.RunReport)")
 
 

@@ -24,6 +24,7 @@ MAX_TEXT = 100_000
 MAX_SHORT = 500
 MAX_PATTERN = 4_000
 MAX_LIST = 200
+MAX_LINE = 2**31 - 1  # the columns are 32-bit INTEGER on PostgreSQL
 
 
 Severity = Literal["critical", "error", "warning", "info"]
@@ -92,10 +93,10 @@ class RecordV2(BaseModel):
         str,
         StringConstraints(min_length=1, max_length=1000, pattern=r"^[^/\s\x00][^\x00]*$"),
     ]
-    lineNumber: Annotated[int, Field(ge=1)]
+    lineNumber: Annotated[int, Field(ge=1, le=MAX_LINE)]
     sourceCode: Text | None = None
-    sourceCodeStart: Annotated[int, Field(ge=1)] | None = None
-    sourceCodeEnd: Annotated[int, Field(ge=1)] | None = None
+    sourceCodeStart: Annotated[int, Field(ge=1, le=MAX_LINE)] | None = None
+    sourceCodeEnd: Annotated[int, Field(ge=1, le=MAX_LINE)] | None = None
     githubUrl: (
         Annotated[str, StringConstraints(max_length=2000, pattern=r"^https://github\.com/\S+$")]
         | None

@@ -73,7 +73,13 @@ class LineError:
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.source}:{self.line}: {self.field}: {self.reason}"
+        return f"{self.source}:{self.line}: {_one_line(self.field)}: {_one_line(self.reason)}"
+
+
+def _one_line(text: str) -> str:
+    """Escape control characters (an input's key may hold a newline or an ANSI escape), so
+    one error is one report line and cannot forge another."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
 
 
 @dataclass(frozen=True)
@@ -142,6 +148,8 @@ def parse_line(source: str, lineno: int, raw: bytes) -> ParsedLine | list[LineEr
         return error("(line)", f"invalid JSON: {exc.msg} at column {exc.colno}")
     except RecursionError:
         return error("(line)", "invalid JSON: nested too deeply")
+    except ValueError as exc:  # e.g. an integer over Python's 4300-digit conversion limit
+        return error("(line)", f"invalid JSON: {str(exc).split(';')[0]}")
     if not isinstance(data, dict):
         return error("(line)", f"expected a JSON object, got {type(data).__name__}")
     if _json_depth(data, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:

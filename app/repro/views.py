@@ -44,7 +44,7 @@ def runs_page() -> str:
 @bp.get("/runs/matrix")
 def matrix_page() -> str:
     raw = request.args.get("nights", "7")
-    nights = int(raw) if raw.isdigit() and 1 <= int(raw) <= MAX_NIGHTS else 7
+    nights = int(raw) if raw.isascii() and raw.isdigit() and 1 <= int(raw) <= MAX_NIGHTS else 7
     today = dt.datetime.now(dt.UTC).date()
     days = [today - dt.timedelta(days=n) for n in range(nights)]
     since = dt.datetime.combine(days[-1], dt.time.min, tzinfo=dt.UTC)
