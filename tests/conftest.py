@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -168,6 +169,46 @@ def sglang_env() -> str:
     if build.returncode != 0:
         pytest.fail(f"building {SGLANG_ENV} failed (exit {build.returncode}); see output above")
     return SGLANG_ENV
+
+
+CHROMIUM = os.environ.get("ERRATA_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
+        message = f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
+        if os.environ.get("CI", "").lower() in {"1", "true"}:
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("dialog", lambda dialog: errors.append(f"dialog: {dialog.message}"))
+    yield page
+    context.close()
+    assert not errors, errors
 
 
 def make_envelope(seed: dict[str, Any], record_id: str, **changes: Any) -> dict[str, Any]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,18 +11,6 @@ from werkzeug.serving import make_server
 
 from app import create_app
 from tests.conftest import corpus, import_envelopes, make_database, migrate_up
-
-CHROMIUM = os.environ.get("ERRATA_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="session")
@@ -44,30 +30,3 @@ def live_server(tmp_path_factory: pytest.TempPathFactory, request) -> Iterator[s
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
-        message = f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
-        if os.environ.get("CI", "").lower() in {"1", "true"}:
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context()
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("dialog", lambda dialog: errors.append(f"dialog: {dialog.message}"))
-    yield page
-    context.close()
-    assert not errors, errors

@@ -8,8 +8,6 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.browser.conftest import browser, page  # noqa: F401  (Chromium fixtures)
-
 pytestmark = pytest.mark.browser
 
 SCRIPT = "<script>window.__xss=1</script>"
@@ -85,7 +83,7 @@ PAGES = [
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_payloads_render_as_text(xss_server, page, path: str) -> None:  # noqa: F811
+def test_payloads_render_as_text(xss_server, page, path: str) -> None:
     base, _ = xss_server
     response = page.goto(base + path)
     assert response is not None and response.status in (200, 400)
@@ -97,7 +95,7 @@ def test_payloads_render_as_text(xss_server, page, path: str) -> None:  # noqa: 
         assert SCRIPT in body and "onerror=" in body and "<svg onload=" in body
 
 
-def test_match_page_with_payload(xss_server, page) -> None:  # noqa: F811
+def test_match_page_with_payload(xss_server, page) -> None:
     base, _ = xss_server
     page.goto(base + "/match")
     traceback = (
