@@ -108,9 +108,20 @@ def main() -> None:
     base = f"http://127.0.0.1:{args.port}"
     env = {**os.environ, "DATABASE_URL": args.db}
     server = subprocess.Popen(
-        [str(ROOT / ".venv/bin/gunicorn"), "-w", str(args.workers), "-b",
-         f"127.0.0.1:{args.port}", "-t", "120", "app:create_app()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "-w",
+            str(args.workers),
+            "-b",
+            f"127.0.0.1:{args.port}",
+            "-t",
+            "120",
+            "app:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         for _ in range(100):
