@@ -94,7 +94,9 @@ def find(session: DbSession, query: RecordQuery, with_facets: bool = False) -> Q
                 {**params, "limit": query.per_page, "offset": offset},
             ).scalars()
         )
-    rows = {r.id: r for r in session.scalars(select(Record).where(Record.id.in_(ids)))}
+    rows = (
+        {r.id: r for r in session.scalars(select(Record).where(Record.id.in_(ids)))} if ids else {}
+    )
     result = QueryResult([rows[i] for i in ids if i in rows], int(total), scores, truncated)
     if with_facets:
         result.facets = facet_counts(session, query)
