@@ -15,7 +15,7 @@ from app.errors import problem
 from app.extensions import db, limiter
 from app.matching import match_error
 from app.records.match_index import get_index
-from app.records.models import Record
+from app.records.models import Record, RecordSolution
 from app.repro.services import latest_verdicts
 
 MAX_TEXT_BYTES = 256 * 1024
@@ -26,7 +26,22 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
     index = get_index(db.session, str(db.engine.url))
     result = match_error(text, index, limit=limit)
     ids = [m.record_id for m in result.matches]
-    rows = {r.id: r for r in db.session.scalars(select(Record).where(Record.id.in_(ids)))}
+    # Only the columns the body shows: a full Record would also load its tips, tags and
+    # trigger scenarios (one query each), which the match body never uses.
+    rows = {
+        row.id: row
+        for row in db.session.execute(
+            select(Record.id, Record.error_message, Record.error_class).where(Record.id.in_(ids))
+        )
+    }
+    solutions: dict[str, list[str]] = {}
+    if rows:
+        for record_id, solution in db.session.execute(
+            select(RecordSolution.record_id, RecordSolution.text)
+            .where(RecordSolution.record_id.in_(ids))
+            .order_by(RecordSolution.record_id, RecordSolution.position)
+        ):
+            solutions.setdefault(record_id, []).append(solution)
     verdicts = latest_verdicts(db.session, ids)
     items = []
     for m in result.matches:
@@ -39,7 +54,7 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
             "score": round(m.score, 4),
             "errorMessage": row.error_message,
             "errorClass": row.error_class,
-            "solutions": [s.text for s in row.solutions],
+            "solutions": solutions.get(row.id, []),
             "href": record_href(row.id),
             "repro": verdicts.get(row.id) or None,
         }

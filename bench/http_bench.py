@@ -1,0 +1,167 @@
+"""``POST /api/v1/match`` throughput under gunicorn, against ``GET /api/v1/health``, with wrk.
+
+Run by hand (never in tests), on a database prepared by ``import_bench.py --keep``:
+
+    .venv/bin/python bench/http_bench.py --db sqlite:////tmp/errata-bench/bench-100k.db
+    .venv/bin/python bench/http_bench.py \
+        --db postgresql://postgres@127.0.0.1:5432/errata_bench_100k
+
+Starts ``gunicorn -w 2 -b 127.0.0.1:PORT 'app:create_app()'`` on loopback, warms both
+workers (each builds its pattern index on its first match), then runs wrk (``--duration``
+seconds, 2 threads, 16 connections) first on the trivial health endpoint, then on match
+with a rotating set of real tracebacks built from stored records (class, message, file,
+line; a message's ``{placeholders}`` filled with a value). Prints requests/s, p50/p99 and
+the match/trivial ratio, then stops gunicorn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+
+ROOT = Path(__file__).resolve().parents[1]
+WRK = "/usr/bin/wrk"
+
+
+def driver_url(url: str) -> str:
+    if url.startswith("postgresql://"):
+        return "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    return url
+
+
+def bodies(url: str, count: int, seed: int) -> list[str]:
+    engine = create_engine(driver_url(url))
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT error_class, error_message, file_path, line_number FROM records")
+        ).all()
+    engine.dispose()
+    rng = random.Random(seed)
+    out = []
+    for klass, message, path, line in rng.sample(rows, min(count, len(rows))):
+        message = re.sub(r"\{[^{}]*\}", "8", message)
+        frame = "/usr/lib/python3.11/site-packages/" + path.removeprefix("python/")
+        tb = (
+            "Traceback (most recent call last):\n"
+            f'  File "{frame}", line {line}, in run\n'
+            f"    raise {klass}(msg)\n"
+            f"{klass}: {message}\n"
+        )
+        out.append(json.dumps({"text": tb}))
+    return out
+
+
+def lua_script(payloads: list[str]) -> str:
+    items = ",\n".join("[==[" + p + "]==]" for p in payloads)
+    return (
+        "local bodies = {\n" + items + "\n}\n"
+        "local i = 0\n"
+        'wrk.method = "POST"\n'
+        'wrk.headers["Content-Type"] = "application/json"\n'
+        "request = function()\n"
+        "  i = i % #bodies + 1\n"
+        '  return wrk.format("POST", "/api/v1/match", nil, bodies[i])\n'
+        "end\n"
+    )
+
+
+def to_ms(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", value).groups()  # type: ignore[union-attr]
+    return float(number) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
+
+
+def wrk(url: str, args: argparse.Namespace, script: str | None = None) -> dict[str, float]:
+    cmd = [WRK, "-t2", f"-c{args.connections}", f"-d{args.duration}s", "--latency"]
+    if script:
+        cmd += ["-s", script]
+    out = subprocess.run([*cmd, url], capture_output=True, text=True, check=True).stdout
+    result = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))}  # type: ignore[union-attr]
+    for q in ("50", "99"):
+        result[f"p{q}"] = to_ms(re.search(rf"^\s+{q}%\s+(\S+)", out, re.M).group(1))  # type: ignore[union-attr]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    result["non2xx"] = float(errors.group(1)) if errors else 0.0
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", required=True, help="DATABASE_URL of a prepared database")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--warmup", type=int, default=10, help="unmeasured match load, s")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--bodies", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    payloads = bodies(args.db, args.bodies, args.seed)
+    base = f"http://127.0.0.1:{args.port}"
+    env = {**os.environ, "DATABASE_URL": args.db}
+    server = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "-w",
+            str(args.workers),
+            "-b",
+            f"127.0.0.1:{args.port}",
+            "-t",
+            "120",
+            "app:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/api/v1/health", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        t = time.perf_counter()
+        for payload in payloads[: 8 * args.workers]:  # each worker builds its index once
+            req = urllib.request.Request(
+                base + "/api/v1/match", payload.encode(), {"Content-Type": "application/json"}
+            )
+            urllib.request.urlopen(req, timeout=120).read()
+        print(f"warm-up (index builds) {time.perf_counter() - t:.1f} s")
+        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+            f.write(lua_script(payloads))
+        # Until both workers have built their index (seconds at 100k), one of them is busy:
+        # run match under load once, unmeasured, so the measured runs see warm workers.
+        wrk(
+            base + "/api/v1/match",
+            argparse.Namespace(**{**vars(args), "duration": args.warmup}),
+            f.name,
+        )
+        health = wrk(base + "/api/v1/health", args)
+        match = wrk(base + "/api/v1/match", args, f.name)
+        os.unlink(f.name)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print(f"{args.db}: gunicorn -w {args.workers}, wrk -t2 -c{args.connections} -d{args.duration}s")
+    for name, r in (("GET /api/v1/health", health), ("POST /api/v1/match", match)):
+        print(
+            f"  {name:<20} {r['rps']:8.0f} req/s  p50 {r['p50']:7.2f} ms  p99 {r['p99']:7.2f} ms"
+            f"  non-2xx {r['non2xx']:.0f}"
+        )
+    print(f"  match / trivial throughput {match['rps'] / health['rps']:.3f}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
