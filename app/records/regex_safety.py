@@ -15,12 +15,15 @@ nesting, and the importer reports which rule it broke.
 
 from __future__ import annotations
 
+import importlib
 import re
-from re import _constants as sre_c  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 import re2
+
+# CPython's own regex parser (private modules; typed loosely on purpose).
+sre_c: Any = importlib.import_module("re._constants")
+sre_parse: Any = importlib.import_module("re._parser")
 
 # Characters used to decide whether two alternatives can start alike.
 _ALPHABET = tuple(chr(c) for c in range(128)) + ("é", "中", "\u00a0", "\u2028")
