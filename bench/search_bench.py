@@ -162,7 +162,6 @@ def bench(name: str, url: str, args: argparse.Namespace, dump: dict[str, Any]) -
                 "ids": [rec.id for rec in r.records],
                 "scores": [r.scores.get(rec.id) for rec in r.records],
                 "total": r.total,
-                "truncated": r.truncated,
             }
             session.rollback()
         dump[name] = out

@@ -118,11 +118,9 @@ def list_records() -> Response:
         "page": query.page,
         "perPage": query.per_page,
         "total": result.total,
-        "truncated": result.truncated,
         "next": None,
     }
-    reachable = min(result.total, 500) if query.q else result.total
-    if query.page * query.per_page < reachable:
+    if query.page * query.per_page < result.total:
         args: dict[str, Any] = request.args.to_dict(flat=False)
         args["page"] = [str(query.page + 1)]
         body["next"] = url_for("api.list_records", _external=True, **args)
@@ -170,6 +168,4 @@ def search_records() -> Response:
         }
         for r in result.records
     ]
-    return jsonify(
-        {"query": query.q, "total": result.total, "truncated": result.truncated, "items": items}
-    )
+    return jsonify({"query": query.q, "total": result.total, "items": items})

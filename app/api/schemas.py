@@ -49,7 +49,6 @@ class RecordPage(BaseModel):
     page: int
     perPage: int
     total: int
-    truncated: bool = Field(description="True when a text query matched more than can be ranked")
     next: str | None = None
     facets: dict[str, list[FacetValue]] | None = None
 
@@ -68,7 +67,6 @@ class SearchHit(BaseModel):
 class SearchResponse(BaseModel):
     query: str
     total: int
-    truncated: bool
     items: list[SearchHit]
 
 

@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 import click
 from flask.cli import AppGroup
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 from sqlalchemy.exc import OperationalError
 
 from app.drafts.cli import draft_command
@@ -34,6 +34,7 @@ def require_schema() -> None:
 
 
 PROGRESS_MIN_BYTES = 1024 * 1024
+ANALYZE_AFTER = 1000
 
 
 def _lines_with_progress(name: str, stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
@@ -114,6 +115,12 @@ def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
         raise click.ClickException(
             f"cannot write to the database: {reason}; nothing was imported"
         ) from None
+    if stats.written >= ANALYZE_AFTER and db.engine.dialect.name == "postgresql":
+        # Fresh planner statistics: without them a search count over 100k rows took 315 ms
+        # instead of 26 ms right after a bulk import.
+        with db.engine.connect() as conn:
+            conn.execute(text("ANALYZE records, record_search, record_tags, record_solutions"))
+            conn.commit()
     click.echo(
         f"imported: {stats.created} created, {stats.updated} updated, "
         f"{stats.unchanged} unchanged, {bad_lines} invalid"

@@ -1,8 +1,8 @@
 """The in-process pattern index over the record store, rebuilt when records change.
 
 Each worker process keeps one :class:`MatchIndex`. At most every ``CHECK_INTERVAL``
-seconds a request compares the store's signature (count and last update) with the one the
-index was built from, and rebuilds it if they differ.
+seconds a request compares the catalog version (one primary-key read; bumped by every
+import or write) with the one the index was built from, and rebuilds it if they differ.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import threading
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.db import DbSession
 from app.matching import MatchIndex, PatternEntry
 from app.records.models import Record
+from app.records.services import catalog_version
 
 CHECK_INTERVAL = 2.0
 
@@ -23,7 +24,7 @@ CHECK_INTERVAL = 2.0
 @dataclass
 class _Cached:
     index: MatchIndex
-    signature: tuple[int, str]
+    signature: int
     checked_at: float
 
 
@@ -31,11 +32,8 @@ _lock = threading.Lock()
 _cache: dict[str, _Cached] = {}
 
 
-def _signature(session: DbSession) -> tuple[int, str]:
-    count, last = session.execute(
-        select(func.count(), func.max(Record.updated_at)).select_from(Record)
-    ).one()
-    return int(count), str(last)
+def _signature(session: DbSession) -> int:
+    return catalog_version(session)
 
 
 def build_index(session: DbSession) -> MatchIndex:

@@ -139,3 +139,14 @@ class RecordVersion(Base):
     imported_at: Mapped[Timestamp]
 
     record: Mapped[Record] = relationship(back_populates="versions")
+
+
+class CatalogState(Base):
+    """One row: a counter bumped whenever records change, so caches can check freshness
+    with one primary-key read instead of scanning ``records``."""
+
+    __tablename__ = "catalog_state"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    changed_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)

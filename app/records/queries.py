@@ -43,7 +43,6 @@ class QueryResult:
     records: list[Record]
     total: int
     scores: dict[str, float]
-    truncated: bool = False
     facets: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
 
@@ -75,12 +74,11 @@ def find(session: DbSession, query: RecordQuery, with_facets: bool = False) -> Q
     where, params = _where(query)
     offset = (query.page - 1) * query.per_page
     scores: dict[str, float] = {}
-    truncated = False
     if query.q.strip() and search.query_terms(query.q):
         found = search.search(session, query.q, where, params, limit=query.per_page, offset=offset)
         ids = [h.record_id for h in found.hits]
         scores = {h.record_id: h.score for h in found.hits}
-        total, truncated = found.total, found.truncated
+        total = found.total
     else:
         sql_where = f"WHERE {where}" if where else ""
         total = session.execute(
@@ -98,7 +96,7 @@ def find(session: DbSession, query: RecordQuery, with_facets: bool = False) -> Q
     rows = (
         {r.id: r for r in session.scalars(select(Record).where(Record.id.in_(ids)))} if ids else {}
     )
-    result = QueryResult([rows[i] for i in ids if i in rows], int(total), scores, truncated)
+    result = QueryResult([rows[i] for i in ids if i in rows], int(total), scores)
     if with_facets:
         result.facets = facet_counts(session, query)
     return result

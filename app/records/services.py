@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from app.db import DbSession
 from app.records.models import (
+    CatalogState,
     Record,
     RecordPreventionTip,
     RecordSolution,
@@ -273,7 +274,24 @@ def upsert(session: DbSession, parsed: Iterable[ParsedLine], batch: int = 500) -
             changed.append(row)
         session.flush()
         index_records(session, changed)
+    if stats.written:
+        bump_catalog(session)
     return stats
+
+
+def bump_catalog(session: DbSession) -> None:
+    """Mark the record set as changed (read by the match index's freshness check)."""
+    state = session.get(CatalogState, 1, with_for_update=True)
+    if state is None:
+        session.add(CatalogState(id=1, version=1))
+    else:
+        state.version += 1
+    session.flush()
+
+
+def catalog_version(session: DbSession) -> int:
+    state = session.get(CatalogState, 1)
+    return state.version if state is not None else 0
 
 
 def record_to_dict(row: Record) -> dict[str, Any]:

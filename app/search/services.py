@@ -15,9 +15,8 @@ from sqlalchemy import bindparam, text
 
 from app.db import DbSession
 from app.records.models import Record
-from app.search.text import SearchDocument, query_terms, score
+from app.search.text import FIELD_WEIGHTS, PHRASE_BONUS, SearchDocument, query_terms
 
-CANDIDATE_LIMIT = 500
 FIELDS = ("message", "klass", "tags", "path", "body")
 
 
@@ -31,7 +30,6 @@ class Hit:
 class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     total: int = 0
-    truncated: bool = False
 
 
 def _dialect(session: DbSession) -> str:
@@ -111,10 +109,27 @@ def _match_sql(dialect: str, terms: Sequence[str]) -> tuple[str, str, dict[str, 
     )
 
 
-def _order_sql(dialect: str) -> str:
-    if dialect == "sqlite":
-        return "bm25(record_search_fts, 0, 4.0, 3.0, 3.0, 2.0, 1.0)"
-    return "-ts_rank(s.document, to_tsquery('simple', :match))"
+def _score_sql(terms: list[str]) -> tuple[str, dict[str, Any]]:
+    """The relevance score as SQL that SQLite and PostgreSQL evaluate identically.
+
+    For each query word and field: the field's weight if the word is one of the field's
+    words (the last query word as a prefix), plus a bonus when the whole query appears as a
+    phrase in the message. Fields hold lower-case words separated by single spaces, and
+    query words are letters and digits only, so plain ``LIKE`` decides it exactly.
+    """
+    parts: list[str] = []
+    params: dict[str, Any] = {}
+    for index, term in enumerate(terms):
+        is_prefix = index == len(terms) - 1
+        key = f"t{index}"
+        params[key] = f"% {term}%" if is_prefix else f"% {term} %"
+        for column, weight in FIELD_WEIGHTS.items():
+            haystack = f"(' ' || s.{column})" if is_prefix else f"(' ' || s.{column} || ' ')"
+            parts.append(f"CASE WHEN {haystack} LIKE :{key} THEN {weight} ELSE 0 END")
+    if len(terms) > 1:
+        params["phrase"] = "% " + " ".join(terms) + "%"
+        parts.append(f"CASE WHEN (' ' || s.message) LIKE :phrase THEN {PHRASE_BONUS} ELSE 0 END")
+    return " + ".join(parts), params
 
 
 def search(
@@ -125,13 +140,15 @@ def search(
     limit: int = 50,
     offset: int = 0,
 ) -> SearchResult:
-    """Records matching every word of ``query`` (and ``where_sql`` on records ``r``)."""
+    """Records matching every word of ``query`` (and ``where_sql`` on records ``r``),
+    best first, the same order on both backends."""
     terms = query_terms(query)
     if not terms:
         return SearchResult()
     dialect = _dialect(session)
     from_sql, match_sql, match_params = _match_sql(dialect, terms)
-    bound = {**(params or {}), **match_params}
+    score_sql, score_params = _score_sql(terms)
+    bound = {**(params or {}), **match_params, **score_params}
     # Every search row belongs to a record (a foreign key on PostgreSQL; on SQLite, rows are
     # written with their record and records are never deleted), so the join is only needed
     # to filter; without it SQLite counts from the full-text index alone (~100x faster).
@@ -141,24 +158,16 @@ def search(
     else:
         base = f"FROM {from_sql} WHERE {match_sql}"
     total = session.execute(text(f"SELECT count(*) {base}"), bound).scalar_one()
-    cols = ", ".join(f"s.{name}" for name in FIELDS)
-    # When every match is a candidate, the engine's own rank cannot change which rows are
-    # scored, so skip computing it.
-    order = (
-        f" ORDER BY {_order_sql(dialect)}, s.record_id LIMIT {CANDIDATE_LIMIT}"
-        if total > CANDIDATE_LIMIT
-        else ""
-    )
-    rows = session.execute(text(f"SELECT s.record_id, {cols} {base}{order}"), bound).all()
-    ranked = sorted(
-        (Hit(row[0], score(dict(zip(FIELDS, row[1:], strict=True)), terms, True)) for row in rows),
-        key=lambda h: (-h.score, h.record_id),
-    )
-    return SearchResult(
-        hits=ranked[offset : offset + limit],
-        total=int(total),
-        truncated=total > CANDIDATE_LIMIT,
-    )
+    if not total or offset >= total:
+        return SearchResult(total=int(total))
+    rows = session.execute(
+        text(
+            f"SELECT s.record_id, {score_sql} AS score {base} "
+            "ORDER BY score DESC, s.record_id LIMIT :limit OFFSET :offset"
+        ),
+        {**bound, "limit": limit, "offset": offset},
+    ).all()
+    return SearchResult(hits=[Hit(row[0], float(row[1])) for row in rows], total=int(total))
 
 
 def match_subquery(session: DbSession, query: str) -> tuple[str, dict[str, Any]] | None:

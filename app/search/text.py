@@ -69,8 +69,9 @@ class SearchDocument:
         }
 
 
-# How much a query word counts in each field when ranking.
-FIELD_WEIGHTS = {"message": 4.0, "klass": 3.0, "tags": 3.0, "path": 2.0, "body": 1.0}
+# How much a query word counts in each field when ranking (integers: exact on both engines).
+FIELD_WEIGHTS = {"message": 8, "klass": 6, "tags": 6, "path": 4, "body": 2}
+PHRASE_BONUS = 4
 
 
 def query_terms(query: str) -> list[str]:
@@ -79,25 +80,3 @@ def query_terms(query: str) -> list[str]:
     for term in tokens(query):
         seen.setdefault(term, None)
     return list(seen)[:MAX_QUERY_TERMS]
-
-
-def score(fields: dict[str, str], terms: list[str], prefix_last: bool) -> float:
-    """Portable relevance: weighted term hits per field, plus a phrase bonus.
-
-    Computed in Python over the stored normalized text, so both backends order results
-    the same way.
-    """
-    total = 0.0
-    split = {name: text.split() for name, text in fields.items()}
-    for index, term in enumerate(terms):
-        is_prefix = prefix_last and index == len(terms) - 1
-        for name, words in split.items():
-            if is_prefix:
-                hits = sum(1 for w in words if w.startswith(term))
-            else:
-                hits = words.count(term)
-            if hits:
-                total += FIELD_WEIGHTS[name] * (1.0 + 0.25 * min(hits - 1, 3))
-    if len(terms) > 1 and " ".join(terms) in fields["message"]:
-        total += 2.0
-    return total

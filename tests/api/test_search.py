@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import import_envelopes, make_envelope
+
 SEED = "1760fbb64ae487e4"
 
 # The expected order is written down once and asserted on both backends.
@@ -14,7 +16,7 @@ EXPECTED = {
     "attention backend": [A + "05", A + "06", A + "04", SEED, A + "02", A + "03"],
     "cuda memory": [A + "03"],
     "flashinf": [A + "04", SEED, A + "02", A + "05", A + "06"],
-    "MLA models": [SEED, A + "02", A + "06", A + "04", A + "05", A + "03"],
+    "MLA models": [SEED, A + "02", A + "06", A + "03", A + "04", A + "05"],
     "no such words here": [],
 }
 
@@ -100,3 +102,38 @@ def test_hostile_queries_are_plain_text(corpus_app, client, query):
 def test_search_requires_q(corpus_app, client):
     response = client.get("/api/v1/search")
     assert response.status_code == 400
+
+
+def test_order_is_total_past_hundreds_of_matches(app, runner, client, tmp_path, seed_envelope):
+    """Many matches: the same full order on both backends, every page reachable."""
+    envelopes = []
+    for i in range(620):
+        # Every third record has the word in its message, the rest only in a solution.
+        message = f"zeta failure number {i}" if i % 3 == 0 else f"unrelated failure {i}"
+        envelopes.append(
+            make_envelope(
+                seed_envelope,
+                f"z{i:015d}",
+                errorMessage=message,
+                messagePattern=f"unique pattern {i}",
+                solutions=["check the zeta setting"],
+                tags=[],
+            )
+        )
+    import_envelopes(runner, tmp_path / "many.jsonl", envelopes)
+    expected = sorted(
+        (e["record"]["id"] for e in envelopes),
+        key=lambda rid: (int(rid[1:]) % 3 != 0, rid),
+    )
+    seen: list[str] = []
+    page = 1
+    while True:
+        body = client.get(
+            "/api/v1/records", query_string={"q": "zeta", "per_page": 100, "page": page}
+        ).get_json()
+        seen += [item["id"] for item in body["items"]]
+        if not body["next"]:
+            break
+        page += 1
+    assert body["total"] == 620
+    assert seen == expected
