@@ -18,6 +18,17 @@ from app.security import verify_csrf
 bp = Blueprint("records", __name__)
 
 
+@bp.app_template_filter("pkgpath")
+def package_path(path: str | None) -> str:
+    """``/…/site-packages/sglang/srt/x.py`` -> ``sglang/srt/x.py`` (where a package starts)."""
+    if not path:
+        return ""
+    for marker in ("site-packages/", "dist-packages/"):
+        if marker in path:
+            return path.rsplit(marker, 1)[1]
+    return path
+
+
 def _toggle_url(args: MultiDict[str, str], name: str, value: str) -> str:
     """The current search with facet ``name=value`` switched on or off, back to page 1."""
     params: dict[str, Any] = args.to_dict(flat=False)

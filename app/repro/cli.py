@@ -108,6 +108,14 @@ def run_command(
         )
         for fix in run.fixes:
             click.echo(f"  fix {fix['backend'] or fix['scenario']}: {fix['outcome']}")
+        drift = run.drift or {}
+        if drift:
+            status = drift.get("status") or ("moved" if drift.get("moved") else "unchanged")
+            installed = (drift.get("installed") or {}).get("line", "?")
+            click.echo(
+                f"  drift {status}: record line {(drift.get('record') or {}).get('line')}, "
+                f"{services.upstream_label(run)} line {installed}"
+            )
         for regression in run.regressions:
             click.echo(
                 f"  REGRESSION {regression['what']}: {regression['was']} -> {regression['now']}"

@@ -51,6 +51,8 @@ def test_run_stores_verdicts_shown_on_page_and_api(seeded, runner, client, sglan
     page = " ".join(client.get(f"/records/{SEED}").get_data(as_text=True).split())
     assert "Reproduced — Blackwell (simulated), sglang 0.5.23" in page
     assert "Different error — Hopper (simulated)" in page
+    assert "Source drift: <strong>moved</strong>" in page
+    assert "drift moved: record line 75, sglang 0.5.23 line 97" in result.output
 
     facet = client.get("/api/v1/records", query_string={"repro": "REPRODUCED"}).get_json()
     assert [i["id"] for i in facet["items"]] == [SEED]
