@@ -154,7 +154,7 @@ def search_records() -> Response:
     query = parse_query(request.args)
     if not query.q.strip():
         raise BadParameter("q is required.")
-    result = queries.find(db.session, query)
+    result = queries.find(db.session, query, with_lists=False)
     items = [
         {
             "id": r.id,

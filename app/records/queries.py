@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select, text
+from sqlalchemy.orm import lazyload
 
 from app.db import DbSession
 from app.records.models import Record
@@ -70,7 +71,19 @@ def _where(query: RecordQuery) -> tuple[str, dict[str, Any]]:
     return " AND ".join(clauses), params
 
 
-def find(session: DbSession, query: RecordQuery, with_facets: bool = False) -> QueryResult:
+LIST_RELATIONSHIPS = (
+    Record.solutions,
+    Record.prevention_tips,
+    Record.trigger_scenarios,
+    Record.tags,
+)
+
+
+def find(
+    session: DbSession, query: RecordQuery, with_facets: bool = False, with_lists: bool = True
+) -> QueryResult:
+    """Records for a query, best first; ``with_lists=False`` skips loading their lists
+    (solutions, tips, scenarios, tags) for callers that show only scalar fields."""
     where, params = _where(query)
     offset = (query.page - 1) * query.per_page
     scores: dict[str, float] = {}
@@ -93,9 +106,10 @@ def find(session: DbSession, query: RecordQuery, with_facets: bool = False) -> Q
                 {**params, "limit": query.per_page, "offset": offset},
             ).scalars()
         )
-    rows = (
-        {r.id: r for r in session.scalars(select(Record).where(Record.id.in_(ids)))} if ids else {}
-    )
+    stmt = select(Record).where(Record.id.in_(ids))
+    if not with_lists:
+        stmt = stmt.options(*(lazyload(rel) for rel in LIST_RELATIONSHIPS))
+    rows = {r.id: r for r in session.scalars(stmt)} if ids else {}
     result = QueryResult([rows[i] for i in ids if i in rows], int(total), scores)
     if with_facets:
         result.facets = facet_counts(session, query)

@@ -157,17 +157,20 @@ def search(
         base = f"FROM {join} WHERE {match_sql} AND {where_sql}"
     else:
         base = f"FROM {from_sql} WHERE {match_sql}"
-    total = session.execute(text(f"SELECT count(*) {base}"), bound).scalar_one()
-    if not total or offset >= total:
-        return SearchResult(total=int(total))
+    # One pass finds, scores, counts (window) and pages; only a page past the end needs a
+    # separate count.
     rows = session.execute(
         text(
-            f"SELECT s.record_id, {score_sql} AS score {base} "
+            f"SELECT s.record_id, {score_sql} AS score, count(*) OVER () AS total {base} "
             "ORDER BY score DESC, s.record_id LIMIT :limit OFFSET :offset"
         ),
         {**bound, "limit": limit, "offset": offset},
     ).all()
-    return SearchResult(hits=[Hit(row[0], float(row[1])) for row in rows], total=int(total))
+    if rows:
+        total = int(rows[0][2])
+    else:
+        total = int(session.execute(text(f"SELECT count(*) {base}"), bound).scalar_one())
+    return SearchResult(hits=[Hit(row[0], float(row[1])) for row in rows], total=total)
 
 
 def match_subquery(session: DbSession, query: str) -> tuple[str, dict[str, Any]] | None:
