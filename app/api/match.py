@@ -6,7 +6,6 @@ from typing import Any
 
 from flask import Response, current_app, jsonify, request
 from pydantic import ValidationError
-from sqlalchemy import select
 
 from app.api.blueprint import bp
 from app.api.records import flag, record_href
@@ -14,8 +13,7 @@ from app.api.schemas import MatchRequest
 from app.errors import problem
 from app.extensions import db, limiter
 from app.matching import match_error
-from app.records.match_index import get_index
-from app.records.models import Record, RecordSolution
+from app.records.match_index import get_catalog
 from app.repro.services import latest_verdicts
 
 MAX_TEXT_BYTES = 256 * 1024
@@ -23,40 +21,24 @@ MAX_TEXT_BYTES = 256 * 1024
 
 def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any]:
     """Match ``text`` against the store and build the response body."""
-    index = get_index(db.session, str(db.engine.url))
-    result = match_error(text, index, limit=limit)
+    catalog = get_catalog(db.session, str(db.engine.url))
+    result = match_error(text, catalog.index, limit=limit)
     ids = [m.record_id for m in result.matches]
-    # Only the columns the body shows: a full Record would also load its tips, tags and
-    # trigger scenarios (one query each), which the match body never uses.
-    rows = {
-        row.id: row
-        for row in db.session.execute(
-            select(Record.id, Record.error_message, Record.error_class).where(Record.id.in_(ids))
-        )
-    }
-    solutions: dict[str, list[str]] = {}
-    if rows:
-        for record_id, solution in db.session.execute(
-            select(RecordSolution.record_id, RecordSolution.text)
-            .where(RecordSolution.record_id.in_(ids))
-            .order_by(RecordSolution.record_id, RecordSolution.position)
-        ):
-            solutions.setdefault(record_id, []).append(solution)
     verdicts = latest_verdicts(db.session, ids)
     items = []
     for m in result.matches:
-        row = rows.get(m.record_id)
-        if row is None:
+        entry = catalog.index.get(m.record_id)
+        if entry is None:
             continue
         item: dict[str, Any] = {
-            "id": row.id,
+            "id": entry.record_id,
             "kind": m.why.kind,
             "score": round(m.score, 4),
-            "errorMessage": row.error_message,
-            "errorClass": row.error_class,
-            "solutions": solutions.get(row.id, []),
-            "href": record_href(row.id),
-            "repro": verdicts.get(row.id) or None,
+            "errorMessage": entry.error_message,
+            "errorClass": entry.error_class,
+            "solutions": catalog.solutions.get(entry.record_id, []),
+            "href": record_href(entry.record_id),
+            "repro": verdicts.get(entry.record_id) or None,
         }
         if not compact:
             item["why"] = m.why.to_dict()

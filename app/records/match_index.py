@@ -1,4 +1,5 @@
-"""The in-process pattern index over the record store, rebuilt when records change.
+"""The in-process pattern index (and what a match answer shows) over the record store,
+rebuilt when records change.
 
 Each worker process keeps one :class:`MatchIndex`. At most every ``CHECK_INTERVAL``
 seconds a request compares the catalog version (one primary-key read; bumped by every
@@ -15,15 +16,24 @@ from sqlalchemy import select
 
 from app.db import DbSession
 from app.matching import MatchIndex, PatternEntry
-from app.records.models import Record
+from app.records.models import Record, RecordSolution
 from app.records.services import catalog_version
 
 CHECK_INTERVAL = 2.0
 
 
+@dataclass(frozen=True)
+class Catalog:
+    """What a match answer needs, held in memory: the index and each record's solutions
+    (message and class are in the index's entries)."""
+
+    index: MatchIndex
+    solutions: dict[str, list[str]]
+
+
 @dataclass
 class _Cached:
-    index: MatchIndex
+    catalog: Catalog
     signature: int
     checked_at: float
 
@@ -34,6 +44,17 @@ _cache: dict[str, _Cached] = {}
 
 def _signature(session: DbSession) -> int:
     return catalog_version(session)
+
+
+def build_catalog(session: DbSession) -> Catalog:
+    solutions: dict[str, list[str]] = {}
+    for record_id, text in session.execute(
+        select(RecordSolution.record_id, RecordSolution.text).order_by(
+            RecordSolution.record_id, RecordSolution.position
+        )
+    ):
+        solutions.setdefault(record_id, []).append(text)
+    return Catalog(build_index(session), solutions)
 
 
 def build_index(session: DbSession) -> MatchIndex:
@@ -50,21 +71,21 @@ def build_index(session: DbSession) -> MatchIndex:
     return MatchIndex(PatternEntry(*row) for row in rows)
 
 
-def get_index(session: DbSession, key: str) -> MatchIndex:
-    """The index for the database ``key`` (its URL), fresh within ``CHECK_INTERVAL``."""
+def get_catalog(session: DbSession, key: str) -> Catalog:
+    """The catalog for the database ``key`` (its URL), fresh within ``CHECK_INTERVAL``."""
     now = time.monotonic()
     cached = _cache.get(key)
     if cached is not None and now - cached.checked_at < CHECK_INTERVAL:
-        return cached.index
+        return cached.catalog
     with _lock:
         cached = _cache.get(key)
         signature = _signature(session)
         if cached is None or cached.signature != signature:
-            cached = _Cached(build_index(session), signature, now)
+            cached = _Cached(build_catalog(session), signature, now)
             _cache[key] = cached
         else:
             cached.checked_at = now
-        return cached.index
+        return cached.catalog
 
 
 def forget() -> None:
