@@ -94,6 +94,35 @@ def wrk(url: str, args: argparse.Namespace, script: str | None = None) -> dict[s
     return result
 
 
+def start_gunicorn(db: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+    """gunicorn on 127.0.0.1:``port`` over ``db``, answering health; rate limits off (they
+    would answer most of a load test with 429: measure the service, not the limit)."""
+    env = {**os.environ, "DATABASE_URL": db, "ERRATA_RATELIMIT_ENABLED": "0"}
+    server = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "-w",
+            str(workers),
+            "-b",
+            f"127.0.0.1:{port}",
+            "-t",
+            "120",
+            "app:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/health", timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.2)
+    return server
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="DATABASE_URL of a prepared database")
@@ -107,31 +136,8 @@ def main() -> None:
     args = parser.parse_args()
     payloads = bodies(args.db, args.bodies, args.seed)
     base = f"http://127.0.0.1:{args.port}"
-    # Rate limits would answer most of this load with 429: measure the service, not the limit.
-    env = {**os.environ, "DATABASE_URL": args.db, "ERRATA_RATELIMIT_ENABLED": "0"}
-    server = subprocess.Popen(
-        [
-            str(ROOT / ".venv/bin/gunicorn"),
-            "-w",
-            str(args.workers),
-            "-b",
-            f"127.0.0.1:{args.port}",
-            "-t",
-            "120",
-            "app:create_app()",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = start_gunicorn(args.db, args.port, args.workers)
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/api/v1/health", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
         t = time.perf_counter()
         for payload in payloads[: 8 * args.workers]:  # each worker builds its index once
             req = urllib.request.Request(

@@ -24,14 +24,12 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_bench import ROOT, WRK, bodies, driver_url, to_ms  # noqa: E402
+from http_bench import WRK, bodies, driver_url, start_gunicorn, to_ms  # noqa: E402
 
 SEARCH_WORDS = (
     "cuda",
@@ -133,31 +131,9 @@ def main() -> None:
     matches = bodies(args.db, 200, args.seed)
     ids = record_ids(args.db, 500, args.seed)
     base = f"http://127.0.0.1:{args.port}"
-    env = {**os.environ, "DATABASE_URL": args.db, "ERRATA_RATELIMIT_ENABLED": "0"}
-    server = subprocess.Popen(
-        [
-            str(ROOT / ".venv/bin/gunicorn"),
-            "-w",
-            str(args.workers),
-            "-b",
-            f"127.0.0.1:{args.port}",
-            "-t",
-            "120",
-            "app:create_app()",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = start_gunicorn(args.db, args.port, args.workers)
     results = []
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/api/v1/health", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
             f.write(lua_mix(matches, ids, args.seed))
         run_wrk(base + "/", 4, 10, f.name)  # warm both workers (pattern index, caches)
