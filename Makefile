@@ -26,8 +26,9 @@ install: $(VENV)/.installed ## Create .venv and install the app and its dev tool
 migrate: install ## Migrate the database (SQLite under instance/ unless DATABASE_URL is set)
 	$(BIN)/flask db upgrade
 
-import: migrate ## Import every dataset file in data/records/
+import: migrate ## Import every dataset file in data/records/ and link records to harnesses
 	$(BIN)/flask records import data/records/*.jsonl
+	$(BIN)/flask repro links
 
 serve: ## Serve on http://$(HOST):$(PORT) with gunicorn (no setup)
 	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $${WEB_CONCURRENCY:-2} --access-logfile - 'app:create_app()'

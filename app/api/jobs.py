@@ -29,6 +29,19 @@ def _json_body() -> dict[str, Any]:
     return data
 
 
+def _has_nul(value: Any, depth: int = 0) -> bool:
+    """NUL anywhere in a JSON value (PostgreSQL text cannot store it)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if depth > 64:
+        return False
+    if isinstance(value, dict):
+        return any(_has_nul(k, depth + 1) or _has_nul(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(v, depth + 1) for v in value)
+    return False
+
+
 def _worker_name(data: dict[str, Any]) -> str:
     worker = data.get("worker")
     if not isinstance(worker, str) or not 0 < len(worker) <= 200 or "\x00" in worker:
@@ -66,6 +79,8 @@ def finish_job(job_id: str) -> Response:
         )
     if report.get("result") is not None and not isinstance(report["result"], dict):
         raise BadParameter("report.result must be an object")
+    if _has_nul(report):
+        raise BadParameter("report must not contain NUL characters")
     run, stored = jobs.finish_job(db.session, job_id, worker, report)
     if run is None:
         return problem(404, "Not Found", f"No job {job_id!r}.")
