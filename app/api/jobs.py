@@ -14,6 +14,7 @@ from app.auth.decorators import require_scope
 from app.errors import problem
 from app.extensions import db
 from app.jobs import services as jobs
+from app.records import match_index
 from app.repro import services as repro
 from app.repro.models import STATUSES, ReproLatest, ReproRun
 from repro.runner import COMPLETED, ENV_MISSING, HARNESS_ERROR, TIMEOUT
@@ -85,6 +86,8 @@ def finish_job(job_id: str) -> Response:
     if run is None:
         return problem(404, "Not Found", f"No job {job_id!r}.")
     db.session.commit()
+    if stored:
+        match_index.forget()  # this process shows the new verdict at once; others within 2 s
     return jsonify(
         {
             "jobId": job_id,

@@ -24,7 +24,7 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
     catalog = get_catalog(db.session, str(db.engine.url))
     result = match_error(text, catalog.index, limit=limit)
     ids = [m.record_id for m in result.matches]
-    verdicts = latest_verdicts(db.session, ids)
+    verdicts = latest_verdicts(db.session, [i for i in ids if i in catalog.with_verdicts])
     items = []
     for m in result.matches:
         entry = catalog.index.get(m.record_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
@@ -18,6 +18,7 @@ from app.db import DbSession
 from app.matching import MatchIndex, PatternEntry
 from app.records.models import Record, RecordSolution
 from app.records.services import catalog_version
+from app.repro.models import ReproLatest
 
 CHECK_INTERVAL = 2.0
 
@@ -29,6 +30,9 @@ class Catalog:
 
     index: MatchIndex
     solutions: dict[str, list[str]]
+    # Records with a reproducer verdict (few: the harnessed ones), refreshed with each
+    # freshness check, so a match only queries verdicts when it can find some.
+    with_verdicts: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -80,10 +84,13 @@ def get_catalog(session: DbSession, key: str) -> Catalog:
     with _lock:
         cached = _cache.get(key)
         signature = _signature(session)
+        with_verdicts = frozenset(session.scalars(select(ReproLatest.record_id).distinct()))
         if cached is None or cached.signature != signature:
-            cached = _Cached(build_catalog(session), signature, now)
+            catalog = replace(build_catalog(session), with_verdicts=with_verdicts)
+            cached = _Cached(catalog, signature, now)
             _cache[key] = cached
         else:
+            cached.catalog = replace(cached.catalog, with_verdicts=with_verdicts)
             cached.checked_at = now
         return cached.catalog
 

@@ -54,6 +54,12 @@ def test_run_stores_verdicts_shown_on_page_and_api(seeded, runner, client, sglan
     assert "Source drift: <strong>moved</strong>" in page
     assert "drift moved: record line 75, sglang 0.5.23 line 97" in result.output
 
+    matched = client.post(
+        "/api/v1/match",
+        json={"text": "ValueError: trtllm_mla backend can only be used with MLA models."},
+    ).get_json()["matches"][0]
+    assert matched["repro"]["blackwell"]["trigger"] == "REPRODUCED"
+
     facet = client.get("/api/v1/records", query_string={"repro": "REPRODUCED"}).get_json()
     assert [i["id"] for i in facet["items"]] == [SEED]
 
