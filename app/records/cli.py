@@ -140,7 +140,10 @@ def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
 def export_command(output: str) -> None:
     """Write every record as JSONL, in the dataset's own envelope."""
     require_schema()
-    stream = click.open_file(output, "w", encoding="utf-8")
+    try:
+        stream = click.open_file(output, "w", encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"{output}: cannot write: {exc.strerror or exc}") from None
     count = 0
     with stream:
         for envelope in services.iter_export(db.session):

@@ -205,3 +205,9 @@ def test_blank_input_imports_nothing(app, runner, tmp_path, blank):
     result = runner.invoke(args=["records", "import", str(source)])
     assert result.exit_code == 0
     assert "0 created" in result.output
+
+
+def test_export_to_an_unwritable_path_is_a_clear_error(app, runner, tmp_path):
+    result = runner.invoke(args=["records", "export", "-o", str(tmp_path / "no" / "x.jsonl")])
+    assert result.exit_code == 1
+    assert "cannot write" in result.output and "Traceback" not in result.output
