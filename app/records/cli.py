@@ -66,36 +66,23 @@ def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
     require_schema()
     parsed: list[services.ParsedLine] = []
     errors: list[services.LineError] = []
+    first_seen: dict[str, tuple[str, int]] = {}  # ids repeated across files are errors too
     for name in files:
         try:
             if name == "-":
                 file_parsed, file_errors = services.parse_stream(
-                    "<stdin>", services.read_lines("<stdin>", sys.stdin.buffer)
+                    "<stdin>", services.read_lines("<stdin>", sys.stdin.buffer), first_seen
                 )
             else:
                 with open(name, "rb") as stream:
                     file_parsed, file_errors = services.parse_stream(
-                        name, _lines_with_progress(name, stream)
+                        name, _lines_with_progress(name, stream), first_seen
                     )
         except OSError as exc:
             raise click.ClickException(f"{name}: cannot read: {exc.strerror or exc}") from None
         parsed.extend(file_parsed)
         errors.extend(file_errors)
 
-    seen: dict[str, services.ParsedLine] = {}
-    for item in parsed:
-        previous = seen.get(item.envelope.record.id)
-        if previous is not None:
-            errors.append(
-                services.LineError(
-                    item.source,
-                    item.line,
-                    "record.id",
-                    f"duplicate id (also {previous.source}:{previous.line})",
-                )
-            )
-        else:
-            seen[item.envelope.record.id] = item
     for err in errors:
         click.echo(str(err), err=True)
     bad_lines = len({(e.source, e.line) for e in errors})
@@ -104,10 +91,8 @@ def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
             f"{bad_lines} invalid line(s); nothing was imported (use --skip-invalid "
             "to import the valid lines)"
         )
-    bad_keys = {(e.source, e.line) for e in errors}
-    good = [p for p in seen.values() if (p.source, p.line) not in bad_keys]
     try:
-        stats = services.upsert(db.session, good)
+        stats = services.upsert(db.session, parsed)  # only valid, first-seen lines
         db.session.commit()
     except OperationalError as exc:
         db.session.rollback()

@@ -179,12 +179,15 @@ def read_lines(source: str, stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
 
 
 def parse_stream(
-    source: str, lines: Iterable[tuple[int, bytes]]
+    source: str,
+    lines: Iterable[tuple[int, bytes]],
+    first_seen: dict[str, tuple[str, int]] | None = None,
 ) -> tuple[list[ParsedLine], list[LineError]]:
-    """Validate every line; duplicates of an id within one input are errors too."""
+    """Validate every line; a repeated id is an error too. Pass one ``first_seen`` to
+    several calls to catch ids repeated across inputs."""
     parsed: list[ParsedLine] = []
     errors: list[LineError] = []
-    first_seen: dict[str, int] = {}
+    first_seen = {} if first_seen is None else first_seen
     for lineno, raw in lines:
         result = parse_line(source, lineno, raw)
         if isinstance(result, list):
@@ -192,16 +195,14 @@ def parse_stream(
             continue
         record_id = result.envelope.record.id
         if record_id in first_seen:
+            where = "{}:{}".format(*first_seen[record_id])
             errors.append(
                 LineError(
-                    source,
-                    lineno,
-                    "record.id",
-                    f"duplicate id {record_id!r} (first on line {first_seen[record_id]})",
+                    source, lineno, "record.id", f"duplicate id {record_id!r} (first at {where})"
                 )
             )
             continue
-        first_seen[record_id] = lineno
+        first_seen[record_id] = (source, lineno)
         parsed.append(result)
     return parsed, errors
 

@@ -17,10 +17,21 @@ from app.jobs import services as jobs
 from app.jobs.schedule import nightly_platforms
 from app.records.cli import require_schema
 from app.repro import services
-from app.repro.models import DONE
+from app.repro.models import DONE, ReproRun
 from repro.harnesses import LINKS_FILE, load_links
 
 repro_cli = AppGroup("repro", help="Run records' reproducer harnesses.")
+
+
+def _run_here(run: ReproRun, repeats: int, timeout: float, worker: str) -> None:
+    """Run ``run`` in this process: committed as running first (so /runs shows it), then
+    the harness, then its report, committed."""
+    services.start(db.session, run, worker)
+    db.session.commit()
+    payload = services.payload_for(db.session, run, repeats)
+    report = services.execute(run.harness, run.env, payload, timeout)
+    services.record_report(db.session, run, report, worker)
+    db.session.commit()
 
 
 @repro_cli.command("links")
@@ -88,13 +99,8 @@ def run_command(
             run = services.create_run(db.session, record_id, platform, origin="cli")
         except services.ReproError as exc:
             raise click.ClickException(str(exc)) from None
-        services.start(db.session, run, worker)
-        db.session.commit()
         click.echo(f"run {run.id}: {target.harness} on {platform} ...", err=True)
-        payload = services.payload_for(db.session, run, repeats)
-        report = services.execute(run.harness, run.env, payload, timeout)
-        services.record_report(db.session, run, report, worker)
-        db.session.commit()
+        _run_here(run, repeats, timeout, worker)
         results.append(services.summary(run) | {"status": run.status, "message": run.message})
         if run.status != DONE:
             failed = True
@@ -156,13 +162,7 @@ def nightly_command(local: bool, platforms: tuple[str, ...], repeats: int) -> No
     worker = f"local@{socket.gethostname()}"
     for run in todo:
         if local:
-            services.start(db.session, run, worker)
-            db.session.commit()
-            report = services.execute(
-                run.harness, run.env, services.payload_for(db.session, run, repeats)
-            )
-            services.record_report(db.session, run, report, worker)
-            db.session.commit()
+            _run_here(run, repeats, 600.0, worker)
             click.echo(f"  {run.job_id}: {run.status} {run.trigger_outcome or run.message or ''}")
             failed += run.status != DONE
         else:

@@ -216,23 +216,6 @@ def start(session: DbSession, run: ReproRun, worker: str | None = None) -> None:
     session.flush()
 
 
-def run_now(
-    session: DbSession,
-    record_id: str,
-    platform: str,
-    *,
-    repeats: int = 3,
-    timeout_s: float = 600.0,
-    origin: str = "cli",
-    worker: str | None = None,
-) -> ReproRun:
-    """Create, run and store one run in this process (the embedded default)."""
-    run = create_run(session, record_id, platform, origin=origin)
-    start(session, run, worker)
-    report = execute(run.harness, run.env, payload_for(session, run, repeats), timeout_s)
-    return record_report(session, run, report, worker)
-
-
 def latest_verdicts(
     session: DbSession, record_ids: Iterable[str]
 ) -> dict[str, dict[str, dict[str, Any]]]:

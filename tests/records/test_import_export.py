@@ -211,3 +211,14 @@ def test_export_to_an_unwritable_path_is_a_clear_error(app, runner, tmp_path):
     result = runner.invoke(args=["records", "export", "-o", str(tmp_path / "no" / "x.jsonl")])
     assert result.exit_code == 1
     assert "cannot write" in result.output and "Traceback" not in result.output
+
+
+def test_duplicate_ids_across_files_are_reported(app, runner, tmp_path, seed_envelope):
+    first = write_jsonl(tmp_path / "a.jsonl", [seed_envelope])
+    second = write_jsonl(tmp_path / "b.jsonl", [seed_envelope])
+    result = runner.invoke(args=["records", "import", str(first), str(second)])
+    assert result.exit_code != 0
+    assert f"{second}:1: record.id: duplicate id '1760fbb64ae487e4' (first at {first}:1)" in (
+        result.output
+    )
+    assert count(app, Record) == 0
