@@ -116,6 +116,11 @@ def app(database_url: str, tmp_path: Path) -> Iterator[Flask]:
         }
     )
     yield app
+    empty_database(app)
+
+
+def empty_database(app: Flask) -> None:
+    """After a test: delete every row (search index too), drop the pattern index, close."""
     from app.records.match_index import forget
 
     forget()  # the per-process pattern index must not outlive the test's data

@@ -16,11 +16,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskCliRunner
 from hypothesis import HealthCheck, settings
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 
 from app import create_app
 from app.extensions import db
-from tests.conftest import SEED_FILE
+from tests.conftest import SEED_FILE, empty_database
 
 # Hypothesis profile for this folder: bounded, no deadline (the database is in the loop),
 # and the fixtures are function-scoped on purpose: every property below holds whatever
@@ -46,14 +46,7 @@ def app(database_url: str) -> Iterator[Flask]:
         }
     )
     yield app
-    with app.app_context():
-        db.session.remove()
-        with db.engine.begin() as conn:
-            if conn.dialect.name == "sqlite":
-                conn.execute(text("DELETE FROM record_search_fts"))
-            for table in reversed(db.metadata.sorted_tables):
-                conn.execute(text(f"DELETE FROM {table.name}"))
-        db.engine.dispose()
+    empty_database(app)
 
 
 def make_token(runner: FlaskCliRunner, scope: str = "write", name: str = "t") -> str:
