@@ -17,7 +17,7 @@ from app.db import DbSession, utcnow
 from app.records.models import Record
 from app.records.services import record_to_dict
 from app.repro.models import DONE, FAILED, INVALID, RUNNING, HarnessLink, ReproLatest, ReproRun
-from repro.harnesses import HARNESSES, harness_for
+from repro.harnesses import HARNESSES, harness_by_rule
 from repro.runner import COMPLETED, ENV_MISSING, run_harness
 
 REPRODUCED = "REPRODUCED"
@@ -72,7 +72,8 @@ def target_for(session: DbSession, record_id: str) -> RunTarget:
     row = session.get(Record, record_id)
     if row is None:
         raise ReproError(f"no record with id {record_id!r}")
-    info = harness_for(record_to_dict(row))
+    # The service's links are the harness_links table; only the rule is left to apply.
+    info = harness_by_rule(record_to_dict(row))
     if info is None:
         raise ReproError(f"no harness applies to record {record_id!r}")
     return RunTarget(record_id, info.name, info.env, DEFAULT_PLATFORMS)

@@ -52,6 +52,11 @@ def harness_for(record: dict[str, Any]) -> HarnessInfo | None:
     link = load_links().get(str(record.get("id")))
     if link is not None and link["harness"] in HARNESSES:
         return HARNESSES[link["harness"]]
+    return harness_by_rule(record)
+
+
+def harness_by_rule(record: dict[str, Any]) -> HarnessInfo | None:
+    """The first harness whose repo and file rule covers the record (no link lookup)."""
     for info in HARNESSES.values():
         if info.applies_to(record):
             return info
