@@ -27,16 +27,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from app import api, errors, security
     from app.auth.cli import tokens_cli
-    from app.records import views as records_views
+    from app.jobs import cli as jobs_cli  # noqa: F401  (adds ``flask repro nightly``)
+    from app.pages import records as records_pages
+    from app.pages import repro as repro_pages
     from app.records.cli import records_cli
-    from app.repro import views as repro_views
     from app.repro.cli import repro_cli
 
     errors.init_app(app)
     security.init_app(app)
     api.init_app(app)
-    app.register_blueprint(records_views.bp)
-    app.register_blueprint(repro_views.bp)
+    app.register_blueprint(records_pages.bp)
+    app.register_blueprint(repro_pages.bp)
     app.cli.add_command(records_cli)
     app.cli.add_command(repro_cli)
     app.cli.add_command(tokens_cli)

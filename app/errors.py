@@ -56,7 +56,11 @@ def init_app(app: Flask) -> None:
     def handle_http(exc: HTTPException) -> Response | tuple[str, int]:
         status = exc.code or 500
         if _wants_problem():
-            return problem(status, exc.name, exc.description)
+            response = problem(status, exc.name, exc.description)
+            for name, value in exc.get_headers():
+                if name.lower() in {"allow", "retry-after", "www-authenticate"}:
+                    response.headers[name] = value
+            return response
         return render_template(
             "error.html", status=status, title=exc.name, detail=exc.description
         ), status

@@ -18,9 +18,9 @@ from typing import Any
 
 from repro.harnesses import HARNESSES, harness_for
 from repro.runner import COMPLETED, ENV_MISSING, HARNESS_ERROR, TIMEOUT, run_harness
+from repro.vocabulary import PLATFORMS
 
 EXIT_CODES = {COMPLETED: 0, ENV_MISSING: 3, HARNESS_ERROR: 4, TIMEOUT: 5}
-PLATFORMS = ("blackwell", "hopper", "cpu", "real")
 
 
 def load_record(source: str, record_id: str | None = None) -> dict[str, Any]:

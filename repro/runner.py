@@ -20,16 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from repro.envs import EnvMissingError, python_for
+from repro.vocabulary import RunOutcome
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TIMEOUT_S = 600.0
 DEFAULT_MEMORY_BYTES = 16 * 1024**3
 STDERR_TAIL_CHARS = 4000
 
-COMPLETED = "COMPLETED"
-HARNESS_ERROR = "HARNESS_ERROR"
-TIMEOUT = "TIMEOUT"
-ENV_MISSING = "ENV_MISSING"
+COMPLETED = RunOutcome.COMPLETED.value
+HARNESS_ERROR = RunOutcome.HARNESS_ERROR.value
+TIMEOUT = RunOutcome.TIMEOUT.value
+ENV_MISSING = RunOutcome.ENV_MISSING.value
 
 
 @dataclass

@@ -6,9 +6,9 @@ service with a ``worker``-scoped token. Start a GPU worker with::
 
     celery -A repro.worker worker -Q gpu -c 1
 
-Settings come from the environment when the worker starts (``ERRATA_BROKER_URL``,
-``ERRATA_API_URL``, ``ERRATA_WORKER_TOKEN``, ``ERRATA_VISIBILITY_TIMEOUT``). The web
-service and the CPU worker use the same Celery app (see ``app/jobs/worker.py``).
+Settings come from the environment when the worker starts (``repro.settings``). The task
+is a shared task: the web side's Celery app (``app.jobs.broker``, used by the web service,
+the CPU workers and beat) registers it too, and never imports this module's app.
 """
 
 from __future__ import annotations
@@ -19,41 +19,24 @@ import socket
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
 from typing import Any
 
-from celery import Celery
+from celery import Celery, shared_task
 
 from repro.runner import run_harness
+from repro.settings import TASK_NAME, WorkerSettings, celery_config
 
-TASK_NAME = "errata.run_harness_job"
 HARD_TIME_LIMIT_S = 1200
 SOFT_TIME_LIMIT_S = 1100
 DELIVERY_ATTEMPTS = 5
 
-celery_app = Celery("errata")
-
-
-def worker_settings(environ: Mapping[str, str]) -> dict[str, Any]:
-    broker = environ.get("ERRATA_BROKER_URL", "redis://127.0.0.1:6379/0")
-    visibility = int(environ.get("ERRATA_VISIBILITY_TIMEOUT", "3600"))
-    return {
-        "broker_url": broker,
-        "broker_connection_retry_on_startup": True,
-        "broker_transport_options": {"visibility_timeout": visibility},
-        "task_default_queue": "cpu",
-        "task_acks_late": True,
-        "task_reject_on_worker_lost": True,
-        "task_ignore_result": True,
-        "worker_prefetch_multiplier": 1,
-        "worker_hijack_root_logger": False,
-        "timezone": "UTC",
-    }
+celery_app = Celery("errata")  # for ``celery -A repro.worker`` only; the web side has its own
 
 
 @celery_app.on_configure.connect
 def _configure(sender: Celery, **_: Any) -> None:
-    sender.conf.update(worker_settings(os.environ))
+    settings = WorkerSettings.from_env(os.environ)
+    sender.conf.update(celery_config(settings.broker_url, settings.visibility_timeout_s))
 
 
 class DeliveryError(RuntimeError):
@@ -72,7 +55,8 @@ class ResultClient:
 
     @classmethod
     def from_env(cls) -> ResultClient:
-        return cls(os.environ.get("ERRATA_API_URL", ""), os.environ.get("ERRATA_WORKER_TOKEN", ""))
+        settings = WorkerSettings.from_env(os.environ)
+        return cls(settings.api_url, settings.worker_token)
 
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         request = urllib.request.Request(
@@ -102,7 +86,7 @@ class ResultClient:
         return self._post(f"{job_id}/result", {"worker": worker, "report": report})
 
 
-@celery_app.task(
+@shared_task(
     name=TASK_NAME,
     bind=True,
     acks_late=True,

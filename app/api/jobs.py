@@ -1,26 +1,21 @@
-"""Job endpoints: workers report progress and results; anyone reads runs and regressions."""
+"""Job endpoints: workers report progress and results; curators queue runs."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask import Response, current_app, jsonify, request
-from sqlalchemy import select
 
+from app.api import schemas, serialize
 from app.api.blueprint import bp
-from app.api.records import BadParameter, int_arg
-from app.api.runs import run_payload
 from app.auth.decorators import require_scope
 from app.errors import problem
 from app.extensions import db
 from app.jobs import services as jobs
+from app.params import BadParameter
 from app.records import match_index
 from app.repro import services as repro
-from app.repro.models import STATUSES, ReproLatest, ReproRun
-from repro.runner import COMPLETED, ENV_MISSING, HARNESS_ERROR, TIMEOUT
-
-REPORT_OUTCOMES = {COMPLETED, ENV_MISSING, HARNESS_ERROR, TIMEOUT}
-PLATFORMS = ("blackwell", "hopper", "cpu", "real")
+from repro.vocabulary import DEFAULT_PLATFORM, PLATFORMS, RUN_OUTCOMES
 
 
 def _json_body() -> dict[str, Any]:
@@ -50,6 +45,10 @@ def _worker_name(data: dict[str, Any]) -> str:
     return worker
 
 
+def _state(**fields: Any) -> Response:
+    return jsonify(schemas.JobState(**fields).model_dump(mode="json", exclude_unset=True))
+
+
 @bp.post("/jobs/<job_id>/start")
 @require_scope("worker")
 def start_job(job_id: str) -> Response:
@@ -58,13 +57,8 @@ def start_job(job_id: str) -> Response:
     if run is None:
         return problem(404, "Not Found", f"No job {job_id!r}.")
     db.session.commit()
-    return jsonify(
-        {
-            "jobId": job_id,
-            "status": run.status,
-            "finished": run.status in jobs.FINISHED,
-            "attempts": run.attempts,
-        }
+    return _state(
+        jobId=job_id, status=run.status, finished=run.status in jobs.FINISHED, attempts=run.attempts
     )
 
 
@@ -74,10 +68,8 @@ def finish_job(job_id: str) -> Response:
     data = _json_body()
     worker = _worker_name(data)
     report = data.get("report")
-    if not isinstance(report, dict) or report.get("outcome") not in REPORT_OUTCOMES:
-        raise BadParameter(
-            f"report must be a runner report with outcome in {sorted(REPORT_OUTCOMES)}"
-        )
+    if not isinstance(report, dict) or report.get("outcome") not in RUN_OUTCOMES:
+        raise BadParameter(f"report must be a runner report with outcome in {list(RUN_OUTCOMES)}")
     if report.get("result") is not None and not isinstance(report["result"], dict):
         raise BadParameter("report.result must be an object")
     if _has_nul(report):
@@ -88,13 +80,8 @@ def finish_job(job_id: str) -> Response:
     db.session.commit()
     if stored:
         match_index.forget()  # this process shows the new verdict at once; others within 2 s
-    return jsonify(
-        {
-            "jobId": job_id,
-            "stored": stored,
-            "status": run.status,
-            "triggerOutcome": run.trigger_outcome,
-        }
+    return _state(
+        jobId=job_id, stored=stored, status=run.status, triggerOutcome=run.trigger_outcome
     )
 
 
@@ -103,16 +90,15 @@ def finish_job(job_id: str) -> Response:
 def trigger_run(record_id: str) -> Response | tuple[Response, int]:
     """Queue a reproducer run of one record on one platform."""
     data = _json_body()
-    platform = data.get("platform", "blackwell")
+    platform = data.get("platform", DEFAULT_PLATFORM)
     if platform not in PLATFORMS:
         raise BadParameter(f"platform must be one of {', '.join(PLATFORMS)}")
     try:
-        run = jobs.enqueue(db.session, record_id, platform, origin="api")
+        run, sent = jobs.enqueue(
+            db.session, record_id, platform, current_app.config["ERRATA_BROKER_URL"], origin="api"
+        )
     except repro.ReproError as exc:
         return problem(404 if "no record" in str(exc) else 422, "Cannot run", str(exc))
-    db.session.commit()
-    sent = jobs.dispatch(db.session, run, current_app.config["ERRATA_BROKER_URL"])
-    db.session.commit()
     if not sent:
         return problem(
             503,
@@ -121,46 +107,4 @@ def trigger_run(record_id: str) -> Response | tuple[Response, int]:
             runId=run.id,
             jobId=run.job_id,
         )
-    return jsonify(run_payload(run)), 202
-
-
-@bp.get("/runs")
-def list_runs() -> Response:
-    """Runs and jobs, newest first; ``status``, ``platform`` and ``record`` filter."""
-    limit = int_arg(request.args, "limit", 50, 1, 500)
-    offset = int_arg(request.args, "offset", 0, 0, 10_000_000)
-    stmt = select(ReproRun).order_by(ReproRun.id.desc()).limit(limit).offset(offset)
-    status = request.args.get("status")
-    if status:
-        if status not in STATUSES:
-            raise BadParameter(f"status must be one of {', '.join(STATUSES)}")
-        stmt = stmt.where(ReproRun.status == status)
-    platform = request.args.get("platform")
-    if platform:
-        stmt = stmt.where(ReproRun.platform == platform[:32])
-    record_id = request.args.get("record")
-    if record_id:
-        stmt = stmt.where(ReproRun.record_id == record_id[:64])
-    runs = db.session.scalars(stmt).all()
-    return jsonify({"items": [run_payload(r) for r in runs], "limit": limit, "offset": offset})
-
-
-@bp.get("/regressions")
-def list_regressions() -> Response:
-    """Records whose latest run no longer reproduces, or whose fix no longer fixes."""
-    rows = db.session.execute(
-        select(ReproLatest, ReproRun)
-        .join(ReproRun, ReproRun.id == ReproLatest.run_id)
-        .where(ReproLatest.regressed.is_(True))
-        .order_by(ReproRun.finished_at.desc())
-    ).all()
-    items = [
-        {
-            "recordId": latest.record_id,
-            "platform": latest.platform,
-            "regressions": run.regressions,
-            "run": run_payload(run),
-        }
-        for latest, run in rows
-    ]
-    return jsonify({"items": items, "total": len(items)})
+    return jsonify(serialize.run_out(run).model_dump(mode="json")), 202

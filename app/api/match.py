@@ -2,51 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Response, current_app, jsonify, request
 from pydantic import ValidationError
 
+from app.answers import services as answers
+from app.api import serialize
 from app.api.blueprint import bp
-from app.api.records import flag, record_href
 from app.api.schemas import MatchRequest
 from app.errors import problem
 from app.extensions import db, limiter
-from app.matching import match_error
-from app.records.match_index import get_catalog
-from app.repro.services import latest_verdicts
-
-MAX_TEXT_BYTES = 256 * 1024
-
-
-def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any]:
-    """Match ``text`` against the store and build the response body."""
-    catalog = get_catalog(db.session, str(db.engine.url))
-    result = match_error(text, catalog.index, limit=limit)
-    ids = [m.record_id for m in result.matches]
-    verdicts = latest_verdicts(db.session, [i for i in ids if i in catalog.with_verdicts])
-    items = []
-    for m in result.matches:
-        entry = catalog.index.get(m.record_id)
-        if entry is None:
-            continue
-        item: dict[str, Any] = {
-            "id": entry.record_id,
-            "kind": m.why.kind,
-            "score": round(m.score, 4),
-            "errorMessage": entry.error_message,
-            "errorClass": entry.error_class,
-            "solutions": catalog.solutions.get(entry.record_id, []),
-            "href": record_href(entry.record_id),
-            "repro": verdicts.get(entry.record_id) or None,
-        }
-        if not compact:
-            item["why"] = m.why.to_dict()
-        items.append(item)
-    body: dict[str, Any] = {"matches": items, "fallback": result.fallback}
-    if not compact:
-        body["parsed"] = result.parsed.to_dict()
-    return body
+from app.params import flag, reject_unknown
 
 
 def match_limit() -> str:
@@ -56,6 +21,7 @@ def match_limit() -> str:
 @bp.post("/match")
 @limiter.limit(match_limit)
 def match() -> Response:
+    reject_unknown(request.args, ("compact",))
     if not request.is_json:
         return problem(415, "Unsupported Media Type", 'Send JSON: {"text": "..."}.')
     if (request.content_length or 0) > current_app.config["MAX_CONTENT_LENGTH"]:
@@ -73,6 +39,9 @@ def match() -> Response:
         return problem(
             422, "Unprocessable Content", "The body does not follow MatchRequest.", errors=errors
         )
-    if len(body.text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
-        return problem(413, "Content Too Large", f"text is over {MAX_TEXT_BYTES} bytes.")
-    return jsonify(match_payload(body.text, body.limit, flag(request.args, "compact")))
+    try:
+        answer = answers.match(db.session, str(db.engine.url), body.text, body.limit)
+    except answers.TextTooLarge as exc:
+        return problem(413, "Content Too Large", str(exc))
+    model = serialize.match_response(answer, flag(request.args, "compact"))
+    return jsonify(model.model_dump(mode="json", exclude_unset=True))

@@ -1,64 +1,64 @@
-"""``/api/v1/records/<id>/runs``: a record's reproducer runs."""
+"""Runs: a record's runs, all runs (jobs), current regressions."""
 
 from __future__ import annotations
 
-from typing import Any
+from flask import Response, request
 
-from flask import Response, jsonify, request
-
+from app.api import schemas, serialize
 from app.api.blueprint import bp
-from app.api.records import int_arg
+from app.api.paging import PAGING_PARAMS, Paging, page_body, paged_response
 from app.errors import problem
 from app.extensions import db
-from app.records import services as record_services
-from app.repro import services
-from app.repro.models import ReproRun
+from app.params import choice_arg, reject_unknown
+from app.records import services as records
+from app.repro import queries
+from app.repro.services import latest_verdicts
+from repro.vocabulary import PLATFORMS, STATUSES
 
-
-def run_payload(run: ReproRun) -> dict[str, Any]:
-    return {
-        "id": run.id,
-        "jobId": run.job_id,
-        "recordId": run.record_id,
-        "harness": run.harness,
-        "env": run.env,
-        "platform": run.platform,
-        "simulated": run.simulated,
-        "origin": run.origin,
-        "status": run.status,
-        "runOutcome": run.run_outcome,
-        "trigger": run.trigger,
-        "triggerOutcome": run.trigger_outcome,
-        "fixes": run.fixes,
-        "drift": run.drift,
-        "platformInfo": run.platform_info,
-        "upstream": services.upstream_label(run),
-        "regressions": run.regressions,
-        "message": run.message,
-        "worker": run.worker,
-        "attempts": run.attempts,
-        "durationS": run.duration_s,
-        "queuedAt": run.queued_at.isoformat() if run.queued_at else None,
-        "startedAt": run.started_at.isoformat() if run.started_at else None,
-        "finishedAt": run.finished_at.isoformat() if run.finished_at else None,
-    }
+MAX_PER_PAGE = 200
 
 
 @bp.get("/records/<record_id>/runs")
 def record_runs(record_id: str) -> Response:
-    """A record's reproducer runs, newest first."""
-    if record_services.get_record(db.session, record_id) is None:
+    """A record's reproducer runs, newest first, and its latest verdicts."""
+    reject_unknown(request.args, (*PAGING_PARAMS, "limit"))
+    paging = Paging.from_args(20, MAX_PER_PAGE, alias="limit")
+    if records.get_record(db.session, record_id) is None:
         return problem(404, "Not Found", f"No record with id {record_id!r}.")
-    limit = int_arg(request.args, "limit", 20, 1, 200)
-    offset = int_arg(request.args, "offset", 0, 0, 1_000_000)
-    runs = services.runs_for(db.session, record_id, limit, offset)
-    latest = services.latest_verdicts(db.session, [record_id]).get(record_id, {})
-    return jsonify(
-        {
-            "recordId": record_id,
-            "latest": latest,
-            "items": [run_payload(r) for r in runs],
-            "limit": limit,
-            "offset": offset,
-        }
+    found = queries.find_runs(
+        db.session,
+        queries.RunQuery(record_id=record_id, page=paging.page, per_page=paging.per_page),
     )
+    body = page_body(paging, found.total, [serialize.run_out(r) for r in found.runs])
+    latest = latest_verdicts(db.session, [record_id]).get(record_id, {})
+    model = schemas.RecordRuns(recordId=record_id, latest=latest, **body)
+    return paged_response(model, paging, found.total)
+
+
+@bp.get("/runs")
+def list_runs() -> Response:
+    """Runs and jobs, newest first; ``status``, ``platform`` and ``record`` filter."""
+    reject_unknown(request.args, (*PAGING_PARAMS, "limit", "status", "platform", "record"))
+    paging = Paging.from_args(50, MAX_PER_PAGE, alias="limit")
+    query = queries.RunQuery(
+        status=choice_arg(request.args, "status", STATUSES),
+        platform=choice_arg(request.args, "platform", PLATFORMS),
+        record_id=(request.args.get("record") or "")[:64] or None,
+        page=paging.page,
+        per_page=paging.per_page,
+    )
+    found = queries.find_runs(db.session, query)
+    body = page_body(paging, found.total, [serialize.run_out(r) for r in found.runs])
+    return paged_response(schemas.RunList(**body), paging, found.total)
+
+
+@bp.get("/regressions")
+def list_regressions() -> Response:
+    """Records whose latest run no longer reproduces, or whose fix no longer fixes."""
+    reject_unknown(request.args, PAGING_PARAMS)
+    paging = Paging.from_args(50, MAX_PER_PAGE)
+    found = queries.regressions(db.session)
+    start = (paging.page - 1) * paging.per_page
+    items = [serialize.regression_out(r) for r in found[start : start + paging.per_page]]
+    body = page_body(paging, len(found), items)
+    return paged_response(schemas.RegressionList(**body), paging, len(found))

@@ -6,12 +6,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.records.schemas import RecordV2
+from app.records.schemas import RecordV2, Severity
+from repro.vocabulary import DEFAULT_PLATFORM, Platform, RunStatus
+
+HREF = "The record's page: stable, for an LSP diagnostic's href"
+MatchKind = Literal["pattern", "text"]
+# app.matching's CLASS_* values (tests/api/test_openapi.py checks that they agree).
+ClassAgreement = Literal["exact", "name", "different", "unknown"]
 
 
 class Links(BaseModel):
-    self: str
-    html: str = Field(description="The record's page; stable, for an LSP diagnostic's href")
+    self: str = Field(description="This record in the API")
     github: str | None = Field(description="The raise site on GitHub at the pinned commit")
 
 
@@ -22,6 +27,7 @@ class RecordOut(RecordV2):
 
     datasetVersion: str
     draft: bool
+    href: str = Field(description=HREF)
     links: Links
     repro: dict[str, Any] | None = Field(
         default=None, description="Latest reproducer verdicts per platform, if any run"
@@ -29,14 +35,14 @@ class RecordOut(RecordV2):
 
 
 class RecordCompact(BaseModel):
-    """``compact=1``: what a plugin or an agent needs to show a hint."""
+    """``compact=true``: what a plugin or an agent needs to show a hint."""
 
     id: str
     errorClass: str
     errorMessage: str
-    severity: str
+    severity: Severity
     solutions: list[str]
-    href: str
+    href: str = Field(description=HREF)
 
 
 class FacetValue(BaseModel):
@@ -44,12 +50,17 @@ class FacetValue(BaseModel):
     count: int
 
 
-class RecordPage(BaseModel):
-    items: list[RecordOut | RecordCompact]
+class Page(BaseModel):
+    """Every list answers in this shape; ``Link`` headers carry first/prev/next/last."""
+
+    total: int
     page: int
     perPage: int
-    total: int
-    next: str | None = None
+    next: str | None = Field(description="The next page, absent on the last")
+
+
+class RecordPage(Page):
+    items: list[RecordOut] | list[RecordCompact]
     facets: dict[str, list[FacetValue]] | None = None
 
 
@@ -58,15 +69,14 @@ class SearchHit(BaseModel):
     score: float
     errorClass: str
     errorMessage: str
-    severity: str
+    severity: Severity
     repo: str
     filePath: str
-    href: str
+    href: str = Field(description=HREF)
 
 
-class SearchResponse(BaseModel):
+class SearchResponse(Page):
     query: str
-    total: int
     items: list[SearchHit]
 
 
@@ -80,35 +90,89 @@ class MatchRequest(BaseModel):
     limit: int = Field(default=5, ge=1, le=50)
 
 
-class MatchWhy(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class Span(BaseModel):
+    start: int
+    end: int
 
-    kind: Literal["pattern", "text"]
-    pattern: str | None = None
-    span: list[int] | None = None
-    matchedText: str | None = None
-    exception: str | None = None
-    frame: dict[str, Any] | None = None
-    classAgrees: bool | None = None
+
+class FrameOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    file: str
+    line: int | None
+    function: str | None
+    source: str | None
+
+
+class WhyException(BaseModel):
+    """Which exception of the pasted chain matched."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str = Field(description="root, last or plain")
+    errorClass: str | None
+    message: str
+
+
+class MatchWhy(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: MatchKind
+    pattern: str | None
+    span: Span | None
+    matchedText: str | None
+    wholeMessage: bool
+    exception: WhyException
+    classAgreement: ClassAgreement
+    frame: FrameOut | None
+    lineDistance: int | None
+    specificity: int
+    similarity: float | None
 
 
 class MatchItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     id: str
-    kind: Literal["pattern", "text"]
+    kind: MatchKind
     score: float
     errorMessage: str
     errorClass: str
     solutions: list[str]
-    why: MatchWhy | None = None
-    href: str
+    why: MatchWhy | None = Field(default=None, description="Absent with compact=true")
+    href: str = Field(description=HREF)
     repro: dict[str, Any] | None = None
 
 
+class ParsedException(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    errorClass: str | None
+    message: str
+    role: str
+    frames: list[FrameOut]
+
+
+class Parsed(BaseModel):
+    """What was read from the text: exceptions and frames."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    exceptions: list[ParsedException]
+    truncated: bool
+
+
 class MatchResponse(BaseModel):
-    parsed: dict[str, Any] | None = Field(
-        default=None, description="What was read from the text: exceptions and frames"
-    )
+    model_config = ConfigDict(extra="forbid")
+
     matches: list[MatchItem]
+    fallback: bool = Field(description="True when no pattern matched: closest by text")
+    parsed: Parsed | None = Field(default=None, description="Absent with compact=true")
+
+
+class FieldError(BaseModel):
+    field: str
+    reason: str
 
 
 class Problem(BaseModel):
@@ -118,6 +182,9 @@ class Problem(BaseModel):
     title: str
     status: int
     detail: str | None = None
+    errors: list[FieldError] | None = Field(default=None, description="422: each field's error")
+    runId: int | None = Field(default=None, description="503 on a run: the stored run")
+    jobId: str | None = None
 
 
 class RecordWrite(BaseModel):
@@ -135,21 +202,38 @@ class RecordWritten(RecordOut):
 class RunOut(BaseModel):
     """One reproducer run (a job's row)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
     id: int
     jobId: str | None
     recordId: str
-    platform: str
-    status: Literal["queued", "running", "done", "failed", "invalid"]
+    harness: str
+    env: str
+    platform: Platform
+    simulated: bool | None
+    origin: str
+    status: RunStatus
+    runOutcome: str | None = Field(
+        description="COMPLETED, HARNESS_ERROR, TIMEOUT, ENV_MISSING or ENQUEUE_FAILED"
+    )
+    trigger: dict[str, Any] | None
     triggerOutcome: str | None
-    runOutcome: str | None
+    fixes: list[dict[str, Any]]
+    drift: dict[str, Any] | None
+    platformInfo: dict[str, Any] | None
+    upstream: str
+    regressions: list[dict[str, Any]]
+    message: str | None
+    worker: str | None
+    attempts: int
+    durationS: float | None
+    queuedAt: str | None
+    startedAt: str | None
+    finishedAt: str | None
 
 
-class RunList(BaseModel):
+class RunList(Page):
     items: list[RunOut]
-    limit: int
-    offset: int
 
 
 class RecordRuns(RunList):
@@ -159,18 +243,19 @@ class RecordRuns(RunList):
 
 class Regression(BaseModel):
     recordId: str
-    platform: str
+    platform: Platform
     regressions: list[dict[str, Any]]
     run: RunOut
 
 
-class RegressionList(BaseModel):
+class RegressionList(Page):
     items: list[Regression]
-    total: int
 
 
 class RunRequest(BaseModel):
-    platform: Literal["blackwell", "hopper", "cpu", "real"] = "blackwell"
+    model_config = ConfigDict(extra="forbid")
+
+    platform: Platform = Platform(DEFAULT_PLATFORM)
 
 
 class JobStart(BaseModel):
@@ -183,7 +268,14 @@ class JobResult(BaseModel):
 
 
 class JobState(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    """A job's state after a worker's call (``finished``/``attempts`` on start,
+    ``stored``/``triggerOutcome`` on result)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     jobId: str
-    status: str
+    status: RunStatus
+    finished: bool | None = None
+    attempts: int | None = None
+    stored: bool | None = None
+    triggerOutcome: str | None = None

@@ -9,8 +9,9 @@ from __future__ import annotations
 from flask import Response, current_app, g, request, url_for
 from flask.typing import ResponseReturnValue
 
+from app.api import serialize
 from app.api.blueprint import bp
-from app.api.records import record_payload
+from app.api.schemas import RecordWritten
 from app.auth.decorators import require_scope
 from app.errors import problem
 from app.extensions import db
@@ -35,9 +36,10 @@ def _parse_body() -> services.ParsedLine | Response:
 def _stored(record_id: str, status: int, outcome: str) -> ResponseReturnValue:
     row = services.get_record(db.session, record_id)
     assert row is not None
-    body = record_payload(row) | {"result": outcome}
+    out = serialize.record_out(row, None)
+    body = RecordWritten.model_construct(**dict(out), result=outcome)
     location = url_for("api.get_record", record_id=record_id)
-    return body, status, {"Location": location}
+    return body.model_dump(mode="json", exclude_unset=True), status, {"Location": location}
 
 
 @bp.post("/records")

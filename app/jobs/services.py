@@ -18,11 +18,14 @@ from typing import Any
 from sqlalchemy import select
 
 from app.db import DbSession, utcnow
+from app.jobs.broker import celery_app
 from app.repro import services as repro
 from app.repro.models import DONE, FAILED, INVALID, QUEUED, ReproRun
+from repro.settings import TASK_NAME
+from repro.vocabulary import Platform
 
 ENQUEUE_FAILED = "ENQUEUE_FAILED"
-GPU_PLATFORMS = {"real"}
+GPU_PLATFORMS = {Platform.REAL.value}
 FINISHED = {DONE, FAILED, INVALID}
 
 
@@ -48,8 +51,6 @@ def job_message(session: DbSession, run: ReproRun, repeats: int) -> dict[str, An
 
 def send(message: dict[str, Any], queue: str, broker_url: str) -> None:
     """Publish one job on ``broker_url``; raises EnqueueError if the broker cannot take it."""
-    from repro.worker import TASK_NAME, celery_app
-
     try:
         with celery_app.connection_for_write(url=broker_url, connect_timeout=3) as conn:
             celery_app.send_task(
@@ -89,11 +90,6 @@ def dispatch(session: DbSession, run: ReproRun, broker_url: str, repeats: int = 
     return True
 
 
-def enqueue(session: DbSession, record_id: str, platform: str, origin: str = "api") -> ReproRun:
-    """Create the run row of a one-off job; commit, then :func:`dispatch` it."""
-    return repro.create_run(session, record_id, platform, origin=origin, job_id=uuid.uuid4().hex)
-
-
 @dataclass
 class NightlyBatch:
     night: str
@@ -131,6 +127,31 @@ def plan_nightly(session: DbSession, night: dt.date, platforms: Sequence[str]) -
                 batch.skipped += 1
     session.flush()
     return batch
+
+
+def enqueue(
+    session: DbSession, record_id: str, platform: str, broker_url: str, origin: str = "api"
+) -> tuple[ReproRun, bool]:
+    """Queue a one-off job: its row is committed before the message is sent (so the run
+    is visible from the start), then the outcome of sending is committed.
+
+    Returns the run and whether the broker took it; raises ``ReproError`` when the record
+    or its harness is missing (nothing is written then).
+    """
+    run = repro.create_run(session, record_id, platform, origin=origin, job_id=uuid.uuid4().hex)
+    session.commit()
+    sent = dispatch(session, run, broker_url)
+    session.commit()
+    return run, sent
+
+
+def send_batch(session: DbSession, batch: NightlyBatch, broker_url: str, repeats: int = 3) -> int:
+    """Dispatch a planned night, committing after each job; returns how many were sent."""
+    sent = 0
+    for run in batch.created + batch.resent:
+        sent += dispatch(session, run, broker_url, repeats)
+        session.commit()
+    return sent
 
 
 def start_job(session: DbSession, job_id: str, worker: str) -> ReproRun | None:

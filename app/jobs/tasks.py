@@ -9,8 +9,8 @@ from typing import Any
 from flask import Flask
 
 from app.jobs import services
+from app.jobs.broker import celery_app
 from app.jobs.schedule import nightly_hour, nightly_platforms
-from repro.worker import celery_app
 
 _flask_app: Flask | None = None
 
@@ -37,10 +37,7 @@ def run_nightly(
     with app.app_context():
         batch = services.plan_nightly(db.session, now.date(), platforms)
         db.session.commit()
-        sent = 0
-        for run in batch.created + batch.resent:
-            sent += services.dispatch(db.session, run, app.config["ERRATA_BROKER_URL"])
-            db.session.commit()
+        sent = services.send_batch(db.session, batch, app.config["ERRATA_BROKER_URL"])
         return {
             "night": batch.night,
             "created": len(batch.created),

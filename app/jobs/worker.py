@@ -3,8 +3,9 @@
     celery -A app.jobs.worker worker -Q cpu
     celery -A app.jobs.worker beat
 
-It is ``repro.worker``'s Celery app with the database-side tasks and the beat schedule
-added. Nothing here builds the Flask app; tasks do, on first use.
+The web side's Celery app with the harness task (shared by ``repro.worker``), the
+database-side tasks and the beat schedule. Nothing here builds the Flask app; tasks do,
+on first use.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any
 from celery import Celery
 
 from app.jobs import tasks
+from app.jobs.broker import celery_app
 from app.jobs.schedule import beat_schedule
-from repro.worker import celery_app, run_harness_job
+from repro.worker import run_harness_job
 
 __all__ = ["celery_app", "run_harness_job", "tasks"]
 

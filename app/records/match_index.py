@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from sqlalchemy import select
@@ -18,7 +19,6 @@ from app.db import DbSession
 from app.matching import MatchIndex, PatternEntry
 from app.records.models import Record, RecordSolution
 from app.records.services import catalog_version
-from app.repro.models import ReproLatest
 
 CHECK_INTERVAL = 2.0
 
@@ -75,8 +75,13 @@ def build_index(session: DbSession) -> MatchIndex:
     return MatchIndex(PatternEntry(*row) for row in rows)
 
 
-def get_catalog(session: DbSession, key: str) -> Catalog:
-    """The catalog for the database ``key`` (its URL), fresh within ``CHECK_INTERVAL``."""
+def get_catalog(
+    session: DbSession,
+    key: str,
+    verdict_ids: Callable[[DbSession], frozenset[str]] = lambda _: frozenset(),
+) -> Catalog:
+    """The catalog for the database ``key`` (its URL), fresh within ``CHECK_INTERVAL``;
+    ``verdict_ids`` lists the records with a reproducer verdict (the caller knows how)."""
     now = time.monotonic()
     cached = _cache.get(key)
     if cached is not None and now - cached.checked_at < CHECK_INTERVAL:
@@ -84,7 +89,7 @@ def get_catalog(session: DbSession, key: str) -> Catalog:
     with _lock:
         cached = _cache.get(key)
         signature = _signature(session)
-        with_verdicts = frozenset(session.scalars(select(ReproLatest.record_id).distinct()))
+        with_verdicts = verdict_ids(session)
         if cached is None or cached.signature != signature:
             catalog = replace(build_catalog(session), with_verdicts=with_verdicts)
             cached = _Cached(catalog, signature, now)

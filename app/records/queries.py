@@ -11,10 +11,14 @@ from typing import Any
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import lazyload
+from werkzeug.datastructures import MultiDict
 
 from app.db import DbSession
+from app.params import BadParameter, choices_arg, flag, int_arg
 from app.records.models import Record
+from app.records.schemas import SEVERITIES
 from app.search import services as search
+from repro.vocabulary import TRIGGER_OUTCOMES
 
 # Facet name -> SQL column on records ``r``.
 FACET_COLUMNS = {
@@ -28,6 +32,13 @@ CHILD_FACETS = {"tag": ("record_tags", "tag"), "repro": ("repro_latest", "trigge
 FACETS = (*FACET_COLUMNS, *CHILD_FACETS)
 FACET_LIMIT = 25
 MAX_FILTER_VALUES = 20
+# Facets whose values come from a closed vocabulary: another value is a 400, not [].
+CLOSED_FACETS = {"severity": SEVERITIES, "repro": TRIGGER_OUTCOMES}
+MAX_PER_PAGE = 100
+MAX_QUERY_LENGTH = 500
+MAX_VALUE_LENGTH = 500
+# Query parameters of a record list (the page and the API share them).
+QUERY_PARAMS = ("q", *FACETS, "exclude_drafts", "page", "per_page")
 
 
 @dataclass
@@ -45,6 +56,28 @@ class QueryResult:
     total: int
     scores: dict[str, float]
     facets: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+
+def parse_query(args: MultiDict[str, str]) -> RecordQuery:
+    """A ``RecordQuery`` from query parameters; ``BadParameter`` says what is wrong."""
+    q = args.get("q", "")
+    if len(q) > MAX_QUERY_LENGTH:
+        raise BadParameter(f"q is longer than {MAX_QUERY_LENGTH} characters.")
+    filters = {name: args.getlist(name) for name in FACETS if name in args}
+    for values in filters.values():
+        if any(len(v) > MAX_VALUE_LENGTH for v in values):
+            raise BadParameter(f"a filter value is longer than {MAX_VALUE_LENGTH} characters.")
+    if "\x00" in q or any("\x00" in v for values in filters.values() for v in values):
+        raise BadParameter("parameters must not contain NUL characters.")
+    for name, choices in CLOSED_FACETS.items():
+        choices_arg(args, name, choices)
+    return RecordQuery(
+        q=q,
+        filters=filters,
+        include_drafts=not flag(args, "exclude_drafts"),
+        page=int_arg(args, "page", 1, 1, 10_000),
+        per_page=int_arg(args, "per_page", 20, 1, MAX_PER_PAGE),
+    )
 
 
 def _where(query: RecordQuery) -> tuple[str, dict[str, Any]]:

@@ -25,7 +25,8 @@ from app.records.models import (
     RecordVersion,
 )
 from app.records.schemas import RECORD_FIELDS, Envelope
-from app.search.services import index_records
+from app.search.services import index_documents
+from app.search.text import SearchDocument
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_JSON_DEPTH = 32
@@ -274,7 +275,7 @@ def upsert(session: DbSession, parsed: Iterable[ParsedLine], batch: int = 500) -
             session.add(_version_row(row, envelope))
             changed.append(row)
         session.flush()
-        index_records(session, changed)
+        index_documents(session, [document_for(r) for r in changed])
     if stats.written:
         bump_catalog(session)
     return stats
@@ -331,3 +332,20 @@ def iter_export(session: DbSession, batch: int = 1000) -> Iterator[dict[str, Any
 
 def get_record(session: DbSession, record_id: str) -> Record | None:
     return session.get(Record, record_id)
+
+
+def document_for(row: Record) -> SearchDocument:
+    texts: list[str | None] = [row.documentation, row.common_situations]
+    texts += [s.text for s in row.solutions]
+    texts += [t.text for t in row.prevention_tips]
+    texts += [s.text for s in row.trigger_scenarios] or [row.trigger_scenarios_text]
+    return SearchDocument.build(
+        row.id,
+        message=row.error_message,
+        error_class=row.error_class,
+        error_type=row.error_type,
+        tags=[t.tag for t in row.tags],
+        background_tag=row.background_tag,
+        file_path=row.file_path,
+        texts=texts,
+    )

@@ -1,29 +1,25 @@
-"""``flask repro ...``: link records to harnesses and run them locally."""
+"""``flask repro ...``: link records to harnesses and run them here (``nightly``: app.jobs.cli)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import os
 import socket
 from pathlib import Path
 
 import click
-from flask import current_app
 from flask.cli import AppGroup
 
 from app.extensions import db
-from app.jobs import services as jobs
-from app.jobs.schedule import nightly_platforms
 from app.records.cli import require_schema
 from app.repro import services
 from app.repro.models import DONE, ReproRun
 from repro.harnesses import LINKS_FILE, load_links
+from repro.vocabulary import PLATFORM_LABELS, PLATFORMS
 
 repro_cli = AppGroup("repro", help="Run records' reproducer harnesses.")
 
 
-def _run_here(run: ReproRun, repeats: int, timeout: float, worker: str) -> None:
+def run_here(run: ReproRun, repeats: int, timeout: float, worker: str) -> None:
     """Run ``run`` in this process: committed as running first (so /runs shows it), then
     the harness, then its report, committed."""
     services.start(db.session, run, worker)
@@ -63,7 +59,7 @@ def links_command(path: str) -> None:
     "--platform",
     "platforms",
     multiple=True,
-    type=click.Choice(["blackwell", "hopper", "cpu", "real"]),
+    type=click.Choice(PLATFORMS),
     help="Platform to run on (repeatable). Default: the record's simulated platforms.",
 )
 @click.option(
@@ -100,13 +96,13 @@ def run_command(
         except services.ReproError as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"run {run.id}: {target.harness} on {platform} ...", err=True)
-        _run_here(run, repeats, timeout, worker)
+        run_here(run, repeats, timeout, worker)
         results.append(services.summary(run) | {"status": run.status, "message": run.message})
         if run.status != DONE:
             failed = True
             click.echo(f"run {run.id}: {run.status}: {run.message}", err=True)
             continue
-        label = services.PLATFORM_LABELS.get(platform, platform)
+        label = PLATFORM_LABELS.get(platform, platform)
         kind = "simulated" if run.simulated else "real"
         click.echo(
             f"run {run.id}: trigger {run.trigger_outcome} on {label} ({kind}), "
@@ -128,47 +124,5 @@ def run_command(
             )
     if as_json:
         click.echo(json.dumps(results, indent=2))
-    if failed:
-        raise SystemExit(1)
-
-
-@repro_cli.command("nightly")
-@click.option(
-    "--local",
-    is_flag=True,
-    help="Run every job here, in this process, with no broker (embedded default).",
-)
-@click.option(
-    "--platform",
-    "platforms",
-    multiple=True,
-    type=click.Choice(["blackwell", "hopper", "cpu", "real"]),
-    help="Platforms (repeatable). Default: ERRATA_NIGHTLY_PLATFORMS or blackwell,hopper.",
-)
-@click.option("--repeats", type=click.IntRange(1, 20), default=3, show_default=True)
-def nightly_command(local: bool, platforms: tuple[str, ...], repeats: int) -> None:
-    """Enqueue tonight's jobs: one per harnessed record x platform (as the schedule does)."""
-    require_schema()
-    chosen = list(platforms) or nightly_platforms(os.environ)
-    night = dt.datetime.now(dt.UTC).date()
-    batch = jobs.plan_nightly(db.session, night, chosen)
-    db.session.commit()
-    todo = batch.created + batch.resent
-    click.echo(
-        f"night {batch.night}: {len(batch.created)} new job(s), {len(batch.resent)} to re-send, "
-        f"{batch.skipped} already queued or done"
-    )
-    failed = 0
-    worker = f"local@{socket.gethostname()}"
-    for run in todo:
-        if local:
-            _run_here(run, repeats, 600.0, worker)
-            click.echo(f"  {run.job_id}: {run.status} {run.trigger_outcome or run.message or ''}")
-            failed += run.status != DONE
-        else:
-            sent = jobs.dispatch(db.session, run, current_app.config["ERRATA_BROKER_URL"], repeats)
-            db.session.commit()
-            click.echo(f"  {run.job_id}: {'queued' if sent else 'NOT SENT: ' + str(run.message)}")
-            failed += not sent
     if failed:
         raise SystemExit(1)

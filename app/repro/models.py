@@ -19,11 +19,15 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, RecordId, Timestamp, utcnow
+from repro.vocabulary import RunStatus
 
 # Run status (the job's life) and run outcome (what the harness process did) are kept
 # apart from the trigger outcome (what the upstream code did), as in SWE-bench.
-QUEUED, RUNNING, DONE, FAILED, INVALID = "queued", "running", "done", "failed", "invalid"
-STATUSES = (QUEUED, RUNNING, DONE, FAILED, INVALID)
+QUEUED = RunStatus.QUEUED.value
+RUNNING = RunStatus.RUNNING.value
+DONE = RunStatus.DONE.value
+FAILED = RunStatus.FAILED.value
+INVALID = RunStatus.INVALID.value
 
 
 class HarnessLink(Base):

@@ -19,16 +19,11 @@ from app.records.services import record_to_dict
 from app.repro.models import DONE, FAILED, INVALID, RUNNING, HarnessLink, ReproLatest, ReproRun
 from repro.harnesses import HARNESSES, harness_by_rule
 from repro.runner import COMPLETED, ENV_MISSING, run_harness
+from repro.vocabulary import PLATFORM_LABELS, SIMULATED_PLATFORMS, FixOutcome, TriggerOutcome
 
-REPRODUCED = "REPRODUCED"
-FIXED = "FIXED"
-DEFAULT_PLATFORMS = ("blackwell", "hopper")
-PLATFORM_LABELS = {
-    "blackwell": "Blackwell",
-    "hopper": "Hopper",
-    "cpu": "CPU",
-    "real": "GPU",
-}
+REPRODUCED = TriggerOutcome.REPRODUCED.value
+FIXED = FixOutcome.FIXED.value
+DEFAULT_PLATFORMS = SIMULATED_PLATFORMS
 LOG_TAIL_CHARS = 8000
 
 

@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import bindparam, text
 
 from app.db import DbSession
-from app.records.models import Record
 from app.search.text import FIELD_WEIGHTS, PHRASE_BONUS, SearchDocument, query_terms
 
 FIELDS = ("message", "klass", "tags", "path", "body")
@@ -36,26 +35,9 @@ def _dialect(session: DbSession) -> str:
     return str(session.get_bind().dialect.name)
 
 
-def document_for(row: Record) -> SearchDocument:
-    texts: list[str | None] = [row.documentation, row.common_situations]
-    texts += [s.text for s in row.solutions]
-    texts += [t.text for t in row.prevention_tips]
-    texts += [s.text for s in row.trigger_scenarios] or [row.trigger_scenarios_text]
-    return SearchDocument.build(
-        row.id,
-        message=row.error_message,
-        error_class=row.error_class,
-        error_type=row.error_type,
-        tags=[t.tag for t in row.tags],
-        background_tag=row.background_tag,
-        file_path=row.file_path,
-        texts=texts,
-    )
-
-
-def index_records(session: DbSession, rows: Iterable[Record]) -> None:
-    """(Re)write the search rows of ``rows``; call after the rows are flushed."""
-    docs = [document_for(r) for r in rows]
+def index_documents(session: DbSession, documents: Iterable[SearchDocument]) -> None:
+    """(Re)write the search rows of ``documents``; call after their records are flushed."""
+    docs = list(documents)
     if not docs:
         return
     ids = [d.record_id for d in docs]

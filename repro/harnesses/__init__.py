@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from repro.vocabulary import PLATFORMS
+
 LINKS_FILE = Path(__file__).resolve().parents[2] / "data" / "harnesses.json"
 
 
@@ -37,7 +39,7 @@ HARNESSES: dict[str, HarnessInfo] = {
         env="sglang-0.5.23",
         repo="sgl-project/sglang",
         file_suffixes=("sglang/srt/layers/attention/attention_registry.py",),
-        platforms=("blackwell", "hopper", "cpu", "real"),
+        platforms=PLATFORMS,
         description=(
             "Parses the record's launch commands with sglang's ServerArgs, resolves and "
             "publishes them, and constructs the attention backend from ATTENTION_BACKENDS."

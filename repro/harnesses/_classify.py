@@ -13,15 +13,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-REPRODUCED = "REPRODUCED"
-DIFFERENT_ERROR = "DIFFERENT_ERROR"
-NOT_REPRODUCED = "NOT_REPRODUCED"
-HARNESS_ERROR = "HARNESS_ERROR"
-TIMEOUT = "TIMEOUT"
-FIXED = "FIXED"
-FIX_FAILS = "FIX_FAILS"
-FIX_BREAKS = "FIX_BREAKS"
-NEEDS_GPU = "NEEDS_GPU"
+from repro.vocabulary import FixOutcome, TriggerOutcome
+
+REPRODUCED = TriggerOutcome.REPRODUCED.value
+DIFFERENT_ERROR = TriggerOutcome.DIFFERENT_ERROR.value
+NOT_REPRODUCED = TriggerOutcome.NOT_REPRODUCED.value
+HARNESS_ERROR = TriggerOutcome.HARNESS_ERROR.value
+TIMEOUT = TriggerOutcome.TIMEOUT.value
+NEEDS_GPU = TriggerOutcome.NEEDS_GPU.value
+FIXED = FixOutcome.FIXED.value
+FIX_FAILS = FixOutcome.FIX_FAILS.value
+FIX_BREAKS = FixOutcome.FIX_BREAKS.value
 
 # Modules that exist only as CUDA/ROCm wheels: failing to import one of them while
 # constructing a backend means the code path needs a GPU build, not that it is broken.

@@ -20,9 +20,9 @@ from repro.harnesses._drift import drift_report
 from repro.harnesses._fork import CHILD_TIMEOUT, run_forked
 from repro.harnesses._protocol import serve
 from repro.harnesses._scenarios import Scenario, build_scenarios
+from repro.vocabulary import PLATFORMS
 
 NAME = "sglang_attention_backend"
-PLATFORMS = ("blackwell", "hopper", "cpu", "real")
 LOG_LINES = 60
 # Failures in these steps are the harness's own (no shipped config for the model, the
 # stand-in runner could not be built), not evidence about the record.

@@ -16,10 +16,19 @@ def test_etag_and_conditional_get(seeded, client):
     assert compact.get_json()["href"].endswith(f"/records/{SEED}")
 
 
-def test_href_uses_public_url(seeded, client):
+def test_every_absolute_link_uses_the_public_url(seeded, client):
     seeded.config["ERRATA_PUBLIC_URL"] = "https://errata.example.org/"
-    body = client.get(f"/api/v1/records/{SEED}").get_json()
-    assert body["links"]["html"] == f"https://errata.example.org/records/{SEED}"
+    host = {"Host": "attacker.example"}  # a cached link must not carry the client's Host
+    body = client.get(f"/api/v1/records/{SEED}", headers=host).get_json()
+    assert body["href"] == f"https://errata.example.org/records/{SEED}"
+    assert body["links"]["self"] == f"https://errata.example.org/api/v1/records/{SEED}"
+    page = client.get("/api/v1/records?per_page=1", headers=host)
+    first = '<https://errata.example.org/api/v1/records?per_page=1&page=1>; rel="first"'
+    assert page.headers["Link"].startswith(first)
+    assert "attacker.example" not in page.get_data(as_text=True)
+    assert "attacker.example" not in page.headers["Link"]
+    matched = client.post("/api/v1/match", json={"text": "x"}, headers=host)
+    assert "attacker.example" not in matched.get_data(as_text=True)
 
 
 def test_cors_for_extension_origins(seeded, client):

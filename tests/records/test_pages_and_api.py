@@ -20,7 +20,7 @@ def test_record_api_returns_every_seed_field(seeded, client, seed_envelope):
     for key, value in seed_envelope["record"].items():
         assert body[key] == value, key
     assert body["links"]["github"] == seed_envelope["record"]["githubUrl"]
-    assert body["links"]["html"].endswith(f"/records/{SEED_ID}")
+    assert body["href"].endswith(f"/records/{SEED_ID}")
 
 
 def test_unknown_record_is_a_problem_document(seeded, client):

@@ -10,8 +10,9 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.records.models import Record
-from app.repro import services
-from app.repro.models import STATUSES, ReproLatest, ReproRun
+from app.repro import queries, services
+from app.repro.models import ReproRun
+from repro.vocabulary import STATUSES, Platform
 
 bp = Blueprint("repro", __name__)
 
@@ -21,21 +22,12 @@ MAX_NIGHTS = 60
 @bp.get("/runs")
 def runs_page() -> str:
     status = request.args.get("status")
-    stmt = select(ReproRun).order_by(ReproRun.id.desc()).limit(100)
-    if status in STATUSES:
-        stmt = stmt.where(ReproRun.status == status)
-    runs = db.session.scalars(stmt).all()
-    regressions = db.session.execute(
-        select(ReproLatest, ReproRun)
-        .join(ReproRun, ReproRun.id == ReproLatest.run_id)
-        .where(ReproLatest.regressed.is_(True))
-        .order_by(ReproRun.finished_at.desc())
-    ).all()
+    query = queries.RunQuery(status=status if status in STATUSES else None, per_page=100)
     return render_template(
         "runs.html",
-        runs=runs,
-        regressions=regressions,
-        status=status,
+        runs=queries.find_runs(db.session, query).runs,
+        regressions=queries.regressions(db.session),
+        status=query.status,
         statuses=STATUSES,
         upstream=services.upstream_label,
     )
@@ -60,7 +52,7 @@ def matrix_page() -> str:
         platforms.add(run.platform)
         record_ids.add(run.record_id)
     for target in services.harnessed_targets(db.session):
-        platforms.update(p for p in target.platforms if p != "real")
+        platforms.update(p for p in target.platforms if p != Platform.REAL)
     records = db.session.scalars(
         select(Record).where(Record.id.in_(record_ids)).order_by(Record.id)
     ).all()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from flask import Blueprint, Response, abort, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, render_template, request
 from werkzeug.datastructures import MultiDict
 
-from app.api.match import MAX_TEXT_BYTES, match_limit, match_payload
-from app.api.records import BadParameter, parse_query, search_limit
+from app.answers import services as answers
 from app.extensions import db, limiter
+from app.links import link
+from app.params import BadParameter
 from app.records import presenters, queries, services
 from app.records.schemas import SEVERITIES
 from app.repro import services as repro_services
@@ -29,40 +28,54 @@ def package_path(path: str | None) -> str:
     return path
 
 
+def _known(args: MultiDict[str, str]) -> dict[str, list[str]]:
+    """The search's own parameters (links carry nothing else a visitor put in the URL)."""
+    return {name: args.getlist(name) for name in queries.QUERY_PARAMS if name in args}
+
+
 def _toggle_url(args: MultiDict[str, str], name: str, value: str) -> str:
     """The current search with facet ``name=value`` switched on or off, back to page 1."""
-    params: dict[str, Any] = args.to_dict(flat=False)
+    params = _known(args)
     values = params.get(name, [])
     params[name] = [v for v in values if v != value] if value in values else [*values, value]
     params.pop("page", None)
-    return url_for("records.index", **params)
+    return link("records.index", params)
+
+
+def search_limit() -> str:
+    return str(current_app.config["ERRATA_SEARCH_RATE_LIMIT"])
+
+
+def match_limit() -> str:
+    return str(current_app.config["ERRATA_MATCH_RATE_LIMIT"])
 
 
 @bp.get("/")
 @limiter.limit(search_limit)
 def index() -> str | tuple[str, int]:
     try:
-        query = parse_query(request.args)
+        query = queries.parse_query(request.args)
     except BadParameter as exc:
         return render_template("error.html", status=400, title="Bad Request", detail=str(exc)), 400
-    result = queries.find(db.session, query, with_facets=True)
-    page_args: dict[str, Any] = request.args.to_dict(flat=False)
+    result = answers.find_records(db.session, query, with_facets=True, with_verdicts=False).result
+    page_args = _known(request.args)
     return render_template(
         "index.html",
         query=query,
         result=result,
         args=request.args,
         toggle_url=lambda name, value: _toggle_url(request.args, name, value),
-        page_url=lambda page: url_for("records.index", **{**page_args, "page": [str(page)]}),
+        page_url=lambda page: link("records.index", {**page_args, "page": [str(page)]}),
         severities=SEVERITIES,
     )
 
 
 @bp.get("/records/<record_id>")
 def record_page(record_id: str) -> str:
-    row = services.get_record(db.session, record_id)
-    if row is None:
+    detail = answers.get_record(db.session, record_id)
+    if detail is None:
         abort(404, description=f"No record with id {record_id!r}.")
+    row, latest = detail.record, detail.verdicts
     data = services.record_to_dict(row)
     source = (
         presenters.source_html(
@@ -71,7 +84,6 @@ def record_page(record_id: str) -> str:
         if row.source_code
         else None
     )
-    latest = repro_services.latest_verdicts(db.session, [row.id]).get(row.id, {})
     runs = repro_services.runs_for(db.session, row.id, limit=20)
     latest_runs = {r.platform: r for r in runs if latest.get(r.platform, {}).get("runId") == r.id}
     try:
@@ -98,16 +110,16 @@ def match_page() -> str | tuple[str, int]:
     if request.method == "POST":
         verify_csrf()
     text = request.form.get("text", "") if request.method == "POST" else ""
-    result = None
+    result: answers.MatchAnswer | None = None
     status = 200
     error = None
     if request.method == "POST":
         if not text.strip():
             error, status = "Paste an error message, a traceback or a log excerpt.", 400
-        elif len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
-            error, status = f"That is over {MAX_TEXT_BYTES // 1024} KiB; paste less.", 413
+        elif answers.text_size(text) > answers.MAX_TEXT_BYTES:
+            error, status = f"That is over {answers.MAX_TEXT_BYTES // 1024} KiB; paste less.", 413
         else:
-            result = match_payload(text, limit=10)
+            result = answers.match(db.session, str(db.engine.url), text, limit=10)
     return render_template("match.html", text=text, result=result, error=error), status
 
 

@@ -1,0 +1,106 @@
+"""Service dataclasses -> the API's pydantic response models (the OpenAPI document's)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.answers.services import MatchAnswer, Verdicts
+from app.api import schemas
+from app.links import link, record_page_url
+from app.records import services as records
+from app.records.models import Record
+from app.repro.models import ReproRun
+from app.repro.queries import Regression
+from app.repro.services import upstream_label
+
+
+def record_out(row: Record, verdicts: Verdicts | None) -> schemas.RecordOut:
+    """The full record; built without re-validating what the importer validated."""
+    return schemas.RecordOut.model_construct(
+        **records.record_to_dict(row),
+        datasetVersion=row.dataset_version,
+        draft=row.is_draft,
+        href=record_page_url(row.id),
+        links=schemas.Links(
+            self=link("api.get_record", external=True, record_id=row.id),
+            github=row.github_url,
+        ),
+        repro=verdicts or None,
+    )
+
+
+def record_compact(row: Record) -> schemas.RecordCompact:
+    return schemas.RecordCompact(
+        id=row.id,
+        errorClass=row.error_class,
+        errorMessage=row.error_message,
+        severity=row.severity,  # type: ignore[arg-type]
+        solutions=[s.text for s in row.solutions],
+        href=record_page_url(row.id),
+    )
+
+
+def match_response(answer: MatchAnswer, compact: bool) -> schemas.MatchResponse:
+    items = []
+    for m in answer.matches:
+        item: dict[str, Any] = {
+            "id": m.record_id,
+            "kind": m.kind,
+            "score": m.score,
+            "errorMessage": m.error_message,
+            "errorClass": m.error_class,
+            "solutions": m.solutions,
+            "href": record_page_url(m.record_id),
+            "repro": m.repro,
+        }
+        if not compact:
+            item["why"] = m.why.to_dict()
+        items.append(item)
+    body: dict[str, Any] = {"matches": items, "fallback": answer.fallback}
+    if not compact:
+        body["parsed"] = answer.parsed.to_dict()
+    return schemas.MatchResponse.model_validate(body)
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def run_out(run: ReproRun) -> schemas.RunOut:
+    return schemas.RunOut.model_validate(
+        {
+            "id": run.id,
+            "jobId": run.job_id,
+            "recordId": run.record_id,
+            "harness": run.harness,
+            "env": run.env,
+            "platform": run.platform,
+            "simulated": run.simulated,
+            "origin": run.origin,
+            "status": run.status,
+            "runOutcome": run.run_outcome,
+            "trigger": run.trigger,
+            "triggerOutcome": run.trigger_outcome,
+            "fixes": run.fixes,
+            "drift": run.drift,
+            "platformInfo": run.platform_info,
+            "upstream": upstream_label(run),
+            "regressions": run.regressions,
+            "message": run.message,
+            "worker": run.worker,
+            "attempts": run.attempts,
+            "durationS": run.duration_s,
+            "queuedAt": _iso(run.queued_at),
+            "startedAt": _iso(run.started_at),
+            "finishedAt": _iso(run.finished_at),
+        }
+    )
+
+
+def regression_out(regression: Regression) -> schemas.Regression:
+    return schemas.Regression(
+        recordId=regression.record_id,
+        platform=regression.platform,  # type: ignore[arg-type]
+        regressions=regression.regressions,
+        run=run_out(regression.run),
+    )

@@ -1,0 +1,1 @@
+"""Browser pages: they parse input, call the domain services, render the dataclasses."""
