@@ -35,9 +35,10 @@ serve: ## Serve on http://$(HOST):$(PORT) with gunicorn (no setup)
 
 run: import serve ## Set up, migrate, import data/records/ and serve on http://127.0.0.1:$(PORT)
 
-lint: install ## ruff check + ruff format --check
+lint: install ## ruff check + ruff format --check + import contracts (pyproject.toml)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: install ## Reformat the code with ruff
 	$(BIN)/ruff check --fix .

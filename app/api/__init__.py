@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from flask import Flask
 
-from app.api import docs, health, jobs, match, records, runs, writes
 from app.api.blueprint import bp
+from app.api.openapi import document
+from app.api.routes import ROUTES
 
-__all__ = ["bp", "docs", "health", "init_app", "jobs", "match", "records", "runs", "writes"]
+__all__ = ["ROUTES", "bp", "init_app"]
 
 
 def init_app(app: Flask) -> None:
+    """Register the blueprint (its rules come from the table) and the document made from
+    the same table."""
     app.register_blueprint(bp)
+    app.extensions["errata.openapi"] = document(ROUTES)

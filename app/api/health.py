@@ -6,18 +6,15 @@ from flask import Response, jsonify
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.api.blueprint import bp
 from app.errors import problem
 from app.extensions import db
 
 
-@bp.get("/health")
 def health() -> Response:
     """The process answers; touches nothing else."""
     return jsonify({"status": "ok"})
 
 
-@bp.get("/ready")
 def ready() -> Response:
     """The database answers."""
     try:

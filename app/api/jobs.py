@@ -7,7 +7,6 @@ from typing import Any
 from flask import Response, current_app, jsonify, request
 
 from app.api import schemas, serialize
-from app.api.blueprint import bp
 from app.auth.decorators import require_scope
 from app.errors import problem
 from app.extensions import db
@@ -49,7 +48,6 @@ def _state(**fields: Any) -> Response:
     return jsonify(schemas.JobState(**fields).model_dump(mode="json", exclude_unset=True))
 
 
-@bp.post("/jobs/<job_id>/start")
 @require_scope("worker")
 def start_job(job_id: str) -> Response:
     worker = _worker_name(_json_body())
@@ -62,7 +60,6 @@ def start_job(job_id: str) -> Response:
     )
 
 
-@bp.post("/jobs/<job_id>/result")
 @require_scope("worker")
 def finish_job(job_id: str) -> Response:
     data = _json_body()
@@ -85,7 +82,6 @@ def finish_job(job_id: str) -> Response:
     )
 
 
-@bp.post("/records/<record_id>/runs")
 @require_scope("write")
 def trigger_run(record_id: str) -> Response | tuple[Response, int]:
     """Queue a reproducer run of one record on one platform."""

@@ -7,21 +7,18 @@ from pydantic import ValidationError
 
 from app.answers import services as answers
 from app.api import serialize
-from app.api.blueprint import bp
 from app.api.schemas import MatchRequest
 from app.errors import problem
 from app.extensions import db, limiter
-from app.params import flag, reject_unknown
+from app.params import flag
 
 
 def match_limit() -> str:
     return str(current_app.config["ERRATA_MATCH_RATE_LIMIT"])
 
 
-@bp.post("/match")
 @limiter.limit(match_limit)
 def match() -> Response:
-    reject_unknown(request.args, ("compact",))
     if not request.is_json:
         return problem(415, "Unsupported Media Type", 'Send JSON: {"text": "..."}.')
     if (request.content_length or 0) > current_app.config["MAX_CONTENT_LENGTH"]:

@@ -16,6 +16,8 @@ ClassAgreement = Literal["exact", "name", "different", "unknown"]
 
 
 class Links(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     self: str = Field(description="This record in the API")
     github: str | None = Field(description="The raise site on GitHub at the pinned commit")
 
@@ -37,6 +39,8 @@ class RecordOut(RecordV2):
 class RecordCompact(BaseModel):
     """``compact=true``: what a plugin or an agent needs to show a hint."""
 
+    model_config = ConfigDict(extra="forbid")
+
     id: str
     errorClass: str
     errorMessage: str
@@ -46,12 +50,16 @@ class RecordCompact(BaseModel):
 
 
 class FacetValue(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     value: str
     count: int
 
 
 class Page(BaseModel):
     """Every list answers in this shape; ``Link`` headers carry first/prev/next/last."""
+
+    model_config = ConfigDict(extra="forbid")
 
     total: int
     page: int
@@ -65,6 +73,8 @@ class RecordPage(Page):
 
 
 class SearchHit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     id: str
     score: float
     errorClass: str
@@ -91,6 +101,8 @@ class MatchRequest(BaseModel):
 
 
 class Span(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     start: int
     end: int
 
@@ -171,8 +183,16 @@ class MatchResponse(BaseModel):
 
 
 class FieldError(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     field: str
     reason: str
+
+
+class Status(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["ok", "ready"]
 
 
 class Problem(BaseModel):
@@ -242,6 +262,8 @@ class RecordRuns(RunList):
 
 
 class Regression(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     recordId: str
     platform: Platform
     regressions: list[dict[str, Any]]

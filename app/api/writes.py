@@ -10,7 +10,6 @@ from flask import Response, current_app, g, request, url_for
 from flask.typing import ResponseReturnValue
 
 from app.api import serialize
-from app.api.blueprint import bp
 from app.api.schemas import RecordWritten
 from app.auth.decorators import require_scope
 from app.errors import problem
@@ -42,7 +41,6 @@ def _stored(record_id: str, status: int, outcome: str) -> ResponseReturnValue:
     return body.model_dump(mode="json", exclude_unset=True), status, {"Location": location}
 
 
-@bp.post("/records")
 @require_scope("write")
 def create_record() -> ResponseReturnValue:
     parsed = _parse_body()
@@ -58,7 +56,6 @@ def create_record() -> ResponseReturnValue:
     return _stored(record_id, 201, "created")
 
 
-@bp.put("/records/<record_id>")
 @require_scope("write")
 def put_record(record_id: str) -> ResponseReturnValue:
     parsed = _parse_body()

@@ -48,6 +48,59 @@ def test_cors_for_extension_origins(seeded, client):
     assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
     other = client.get(f"/api/v1/records/{SEED}", headers={"Origin": "https://evil.example"})
     assert "Access-Control-Allow-Origin" not in other.headers
+    assert "Origin" in other.headers["Vary"]
+
+
+def test_cors_lets_a_plugin_write_and_read_limits(seeded, client):
+    preflight = client.options(
+        "/api/v1/records/x",
+        headers={
+            "Origin": "chrome-extension://abc",
+            "Access-Control-Request-Method": "PUT",
+            "Access-Control-Request-Headers": "Authorization, Content-Type",
+        },
+    )
+    assert "PUT" in preflight.headers["Access-Control-Allow-Methods"]
+    assert "Authorization" in preflight.headers["Access-Control-Allow-Headers"]
+    exposed = preflight.headers["Access-Control-Expose-Headers"]
+    assert "Retry-After" in exposed and "X-RateLimit-Remaining" in exposed
+
+
+def test_cors_compares_origins_after_parsing(seeded, app, client):
+    app.config["ERRATA_CORS_ORIGINS"] = "https://ide.example.com"
+    for origin in (
+        "http://localhost:@evil.example",
+        "http://localhost@evil.example",
+        "http://localhost.evil.example",
+        "http://127.0.0.1.evil.example:80",
+        "https://ide.example.com.evil.example",
+        "https://ide.example.com/path",
+        "http://localhost:99999",
+    ):
+        response = client.get(f"/api/v1/records/{SEED}", headers={"Origin": origin})
+        assert "Access-Control-Allow-Origin" not in response.headers, origin
+    for origin in ("http://localhost:5173", "https://ide.example.com", "moz-extension://a1"):
+        response = client.get(f"/api/v1/records/{SEED}", headers={"Origin": origin})
+        assert response.headers["Access-Control-Allow-Origin"] == origin
+
+
+def test_json_is_gzipped_for_clients_that_accept_it(seeded, client):
+    import gzip
+    import json
+
+    plain = client.get(f"/api/v1/records/{SEED}")
+    zipped = client.get(f"/api/v1/records/{SEED}", headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in zipped.headers["Vary"]
+    assert json.loads(gzip.decompress(zipped.data)) == plain.get_json()
+    assert len(zipped.data) < len(plain.data)
+
+
+def test_405_says_which_methods_are_allowed(seeded, client):
+    response = client.delete(f"/api/v1/records/{SEED}")
+    assert response.status_code == 405
+    assert response.mimetype == "application/problem+json"
+    assert set(response.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "PUT"}
 
 
 def test_unknown_api_path_is_a_problem(seeded, client):
