@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, request
@@ -14,8 +13,6 @@ EXTENSION_SCHEMES = frozenset(
     {"chrome-extension", "moz-extension", "safari-web-extension", "vscode-webview", "vscode-file"}
 )
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1"})
-GZIP_MIN_BYTES = 1024
-GZIP_TYPES = frozenset({"application/json", "application/problem+json"})
 ALLOW_METHODS = "GET, POST, PUT, OPTIONS"
 ALLOW_HEADERS = "Authorization, Content-Type, If-None-Match"
 EXPOSE_HEADERS = (
@@ -72,24 +69,4 @@ def _cors(response: Response) -> Response:
         response.headers["Access-Control-Allow-Headers"] = ALLOW_HEADERS
         response.headers["Access-Control-Expose-Headers"] = EXPOSE_HEADERS
         response.headers["Access-Control-Max-Age"] = "600"
-    return response
-
-
-@bp.after_request
-def _gzip(response: Response) -> Response:
-    """Compress JSON bodies for clients that accept gzip (a page of records is ~20x smaller)."""
-    response.vary.add("Accept-Encoding")
-    if (
-        "gzip" not in request.headers.get("Accept-Encoding", "").lower()
-        or response.direct_passthrough
-        or response.mimetype not in GZIP_TYPES
-        or "Content-Encoding" in response.headers
-        or response.status_code < 200
-        or response.status_code in (204, 304)
-    ):
-        return response
-    data = response.get_data()
-    if len(data) >= GZIP_MIN_BYTES:
-        response.set_data(gzip.compress(data, compresslevel=5))
-        response.headers["Content-Encoding"] = "gzip"
     return response

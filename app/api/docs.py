@@ -1,13 +1,14 @@
-"""The OpenAPI document (built once by ``app.api.init_app``) and its docs page."""
+"""The OpenAPI document of this API, made from the route table."""
 
 from __future__ import annotations
 
-from flask import Response, current_app, jsonify, render_template
+from functools import cache
+from typing import Any
+
+from app.api.openapi import document
+from app.api.routes import ROUTES
 
 
-def openapi_json() -> Response:
-    return jsonify(current_app.extensions["errata.openapi"])
-
-
-def api_docs() -> str:
-    return render_template("api_docs.html", spec=current_app.extensions["errata.openapi"])
+@cache
+def openapi_document() -> dict[str, Any]:
+    return document(ROUTES)

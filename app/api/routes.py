@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, request
+from flask import Response, current_app, jsonify, render_template, request
 
-from app.api import docs, health, jobs, match, records, runs, writes
+from app.api import health, jobs, match, records, runs, writes
 from app.api.blueprint import bp
 from app.api.openapi import Route, json_response, one_of, problem_response
 from app.errors import problem
@@ -41,7 +41,10 @@ RECORD_PAGE = (
     PAGE[0],
     param("per_page", "Items per page", {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE}),
 )
-RUN_PAGE = (*PAGE, param("limit", "Older name of per_page", {"type": "integer", "minimum": 1}))
+RUN_PAGE = (
+    *PAGE,
+    param("limit", "Older name of per_page", {"type": "integer", "minimum": 1, "maximum": 200}),
+)
 FILTERS = tuple(
     param(name, f"Filter on {name} (repeatable)", _CLOSED.get(name, _FILTER), explode=True)
     for name in (*FACET_COLUMNS, *CHILD_FACETS)
@@ -68,6 +71,14 @@ SEARCH_Q = param(
     required=True,
 )
 COMPACT = param("compact", "The compact form", FLAG)
+
+
+def openapi_json() -> Response:
+    return jsonify(current_app.extensions["errata.openapi"])
+
+
+def api_docs() -> str:
+    return render_template("api_docs.html", spec=current_app.extensions["errata.openapi"])
 
 
 J, P = json_response, problem_response
@@ -239,7 +250,7 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "GET",
         "/openapi.json",
-        docs.openapi_json,
+        openapi_json,
         "This document",
         "meta",
         responses={
@@ -252,7 +263,7 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "GET",
         "/docs",
-        docs.api_docs,
+        api_docs,
         "The API reference page",
         "meta",
         responses={

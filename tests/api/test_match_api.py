@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 SEED = "1760fbb64ae487e4"
 
 SGLANG_LOG = """\

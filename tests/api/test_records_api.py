@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 SEED = "1760fbb64ae487e4"
 
 
@@ -82,18 +86,6 @@ def test_cors_compares_origins_after_parsing(seeded, app, client):
     for origin in ("http://localhost:5173", "https://ide.example.com", "moz-extension://a1"):
         response = client.get(f"/api/v1/records/{SEED}", headers={"Origin": origin})
         assert response.headers["Access-Control-Allow-Origin"] == origin
-
-
-def test_json_is_gzipped_for_clients_that_accept_it(seeded, client):
-    import gzip
-    import json
-
-    plain = client.get(f"/api/v1/records/{SEED}")
-    zipped = client.get(f"/api/v1/records/{SEED}", headers={"Accept-Encoding": "gzip"})
-    assert zipped.headers["Content-Encoding"] == "gzip"
-    assert "Accept-Encoding" in zipped.headers["Vary"]
-    assert json.loads(gzip.decompress(zipped.data)) == plain.get_json()
-    assert len(zipped.data) < len(plain.data)
 
 
 def test_405_says_which_methods_are_allowed(seeded, client):

@@ -6,6 +6,8 @@ import pytest
 
 from tests.conftest import import_envelopes, make_envelope
 
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 SEED = "1760fbb64ae487e4"
 
 # The expected order is written down once and asserted on both backends.

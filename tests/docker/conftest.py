@@ -11,7 +11,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import time
 import urllib.error
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers import free_port
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -67,19 +68,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(skip)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def stack_environment() -> Iterator[dict[str, str]]:
     """What compose interpolates: throwaway secrets, a free port, no ``gpu`` profile."""
     values = {
         "SECRET_KEY": secrets.token_urlsafe(32),
         "POSTGRES_PASSWORD": secrets.token_urlsafe(16),
-        "ERRATA_HTTP_PORT": str(_free_port()),
+        "ERRATA_HTTP_PORT": str(free_port()),
     }
     with pytest.MonkeyPatch.context() as mp:
         for name, value in values.items():

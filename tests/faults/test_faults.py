@@ -8,7 +8,6 @@ import glob
 import json
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -26,15 +25,13 @@ from werkzeug.serving import make_server
 from app import create_app
 from app.extensions import db
 from tests.conftest import SEED_FILE, migrate_up
+from tests.helpers import executable_probe, free_port, require_service, root_probe
+
+# PostgreSQL and Redis on loopback; root and mount for the disk faults.
+pytestmark = pytest.mark.integration
 
 SEED = "1760fbb64ae487e4"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class PrivatePostgres:
@@ -42,14 +39,13 @@ class PrivatePostgres:
 
     def __init__(self, root: Path) -> None:
         bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-        if not bins or os.geteuid() != 0 or shutil.which("runuser") is None:
-            pytest.skip(
-                "needs PostgreSQL server binaries, root and runuser to run a private cluster"
-            )
+        require_service("root", root_probe)
+        require_service("PostgreSQL server binaries", lambda: None if bins else "not installed")
+        require_service("runuser", executable_probe("runuser"))
         self.bin = Path(bins[-1])
         self.root = root
         self.data = root / "data"
-        self.port = _free_port()
+        self.port = free_port()
         root.mkdir(parents=True, exist_ok=True)
         shutil.chown(root, "postgres", "postgres")
         self._pg("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
@@ -267,7 +263,7 @@ def test_full_disk_is_a_clear_error_and_no_corruption(tmp_path, seed_envelope):
         check=False,
     )
     if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs to fill: {mounted.stderr.strip()}")
+        require_service("mount", lambda: f"cannot mount a small tmpfs: {mounted.stderr.strip()}")
     try:
         path = mount / "errata.db"
         migrate_up(f"sqlite:///{path}")

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from werkzeug.serving import make_server
 
 from app import create_app
 from tests.conftest import SEED_FILE, make_database, migrate_up
+from tests.helpers import redis_probe, require_service, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("ERRATA_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
@@ -28,15 +28,8 @@ VISIBILITY_TIMEOUT_S = 8
 
 
 def _redis_or_skip() -> redis.Redis:
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.ConnectionError as exc:
-        message = f"Redis at {REDIS_URL} is not reachable: {exc}"
-        if os.environ.get("CI", "").lower() in {"1", "true"}:
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return client
+    require_service("Redis", redis_probe(REDIS_URL))
+    return redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
 
 
 @dataclass
@@ -113,13 +106,7 @@ class Stack:
         proc.wait(timeout=30)
 
     def wait_for(self, check: Callable[[], Any], timeout_s: float, what: str) -> Any:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            value = check()
-            if value:
-                return value
-            time.sleep(0.5)
-        raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
+        return wait_for(check, timeout_s, what)
 
 
 @pytest.fixture

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 import redis
 
+from tests.helpers import redis_probe, require_service
 from tests.jobs.conftest import REDIS_URL
+
+pytestmark = pytest.mark.integration  # Redis (the broker), and PostgreSQL on that backend
 
 SEED = "1760fbb64ae487e4"
 DEAD_BROKER = "redis://127.0.0.1:1/0"
@@ -29,13 +32,11 @@ def linked(seeded, runner):
 
 @pytest.fixture
 def broker():
-    client = redis.Redis.from_url(REDIS_URL.rsplit("/", 1)[0] + "/12", socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.ConnectionError as exc:
-        pytest.skip(f"Redis not reachable: {exc}")
+    url = REDIS_URL.rsplit("/", 1)[0] + "/12"
+    require_service("Redis", redis_probe(url))
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
     client.flushdb()
-    yield client, REDIS_URL.rsplit("/", 1)[0] + "/12"
+    yield client, url
     client.flushdb()
 
 

@@ -15,6 +15,8 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.records.models import Record, RecordVersion
 
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 
 def write_jsonl(path: Path, envelopes: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(e) + "\n" for e in envelopes), encoding="utf-8")

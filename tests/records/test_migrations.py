@@ -13,6 +13,8 @@ from app.db import include_name
 from app.extensions import db
 from tests.conftest import BACKENDS, make_database
 
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 
 @pytest.mark.parametrize("kind", BACKENDS)
 def test_upgrade_check_downgrade(kind, tmp_path):

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 SEED_ID = "1760fbb64ae487e4"
 
 
