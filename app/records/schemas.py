@@ -7,7 +7,7 @@ lines and, later, API writes, so there is one definition of a valid record.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
@@ -136,16 +136,3 @@ class Envelope(BaseModel):
 
 
 RECORD_FIELDS: tuple[str, ...] = tuple(RecordV2.model_fields)
-
-
-def record_to_json(record: RecordV2) -> dict[str, Any]:
-    """The record as the dataset writes it: every field, in schema order."""
-    return record.model_dump(mode="json")
-
-
-def is_valid_pattern(pattern: str) -> bool:
-    try:
-        check_pattern(pattern)
-    except PatternRejected:
-        return False
-    return True
