@@ -37,7 +37,8 @@ RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml
 COPY --chown=root:root . .
 # Editable on purpose: repro/ finds data/ and runs harnesses with the project root on
 # PYTHONPATH (repro/runner.py REPO_ROOT), which must be this source tree, not site-packages.
-RUN pip install --no-deps -e .
+RUN pip install --no-deps -e . \
+    && mkdir -p instance && chown errata:errata instance
 
 USER errata
 RUN for env in $REPRO_ENVS; do python -m repro.envs.build "$env" || exit 1; done

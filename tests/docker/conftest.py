@@ -98,8 +98,12 @@ def stack_environment() -> Iterator[dict[str, str]]:
         "SECRET_KEY": secrets.token_urlsafe(32),
         "POSTGRES_PASSWORD": secrets.token_urlsafe(16),
         "ERRATA_HTTP_PORT": str(_free_port()),
-        # Short, so a job whose worker was killed is delivered again within the test.
-        "ERRATA_VISIBILITY_TIMEOUT": os.environ.get("ERRATA_DOCKER_VISIBILITY_TIMEOUT", "60"),
+        # Short, so a job whose killed worker never acknowledged it is delivered again within
+        # the test; longer than one harness run (94 s seen on a loaded 2-core host).
+        # The scheduler's catch-up sends tonight's `cpu` batch as soon as it starts.
+        "ERRATA_NIGHTLY_HOUR": "0",
+        "ERRATA_NIGHTLY_PLATFORMS": "cpu",
+        "ERRATA_VISIBILITY_TIMEOUT": os.environ.get("ERRATA_DOCKER_VISIBILITY_TIMEOUT", "180"),
     }
     with pytest.MonkeyPatch.context() as mp:
         for name, value in values.items():
@@ -134,10 +138,15 @@ def docker_compose_project_name() -> str:
 
 @pytest.fixture(scope="session")
 def docker_setup() -> list[str]:
-    # Not `--wait`: it treats the one-shot services (migrate, repro-env) exiting as a
-    # failure on some compose versions. `up -d` still waits for their completion before
-    # starting what depends on them; readiness is polled below.
-    return ["build", "up --detach"]
+    """Nothing here: ``stack`` builds and starts, so a failed start still gets cleaned up
+    (pytest-docker runs its setup outside the ``finally`` that runs ``down``)."""
+    return []
+
+
+# Not `--wait`: it treats the one-shot services (migrate, repro-env) exiting as a failure on
+# some compose versions. `up -d` still waits for their completion before starting what
+# depends on them; readiness is polled in `stack`.
+STACK_SETUP = ["build", "up --detach"]
 
 
 @pytest.fixture(scope="session")
@@ -214,6 +223,13 @@ def _ready(url: str) -> bool:
 @pytest.fixture(scope="session")
 def stack(stack_environment: dict[str, str], docker_ip: str, docker_services: Any) -> ComposeStack:
     """The running stack, once web answers ``/api/v1/ready``."""
+    compose = docker_services._docker_compose
+    for command in STACK_SETUP:
+        try:
+            compose.execute(command)
+        except Exception as exc:  # pytest-docker raises a bare Exception with the output
+            logs = compose.execute("logs --no-color --tail 40").decode(errors="replace")
+            pytest.fail(f"`compose {command}` failed: {exc}\n{logs}")
     port = docker_services.port_for("proxy", 8080)
     base = f"http://{docker_ip}:{port}"
     docker_services.wait_until_responsive(

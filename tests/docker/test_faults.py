@@ -59,6 +59,9 @@ def _new_record_body() -> tuple[str, dict[str, Any]]:
     record_id = secrets.token_hex(8)
     line["record"]["id"] = record_id
     line["record"]["slug"] = f"{line['record']['slug']}-{record_id}"
+    # Its own message, so these records never outrank the seed in /match.
+    line["record"]["errorMessage"] = f"docker write test {record_id}"
+    line["record"]["messagePattern"] = f"docker write test {record_id}"
     return record_id, line
 
 

@@ -53,7 +53,8 @@ def test_a_queued_run_is_taken_by_the_worker_and_its_result_is_visible(stack, wr
     job_id = queued["jobId"]
 
     run = stack.wait_for(finished_run(stack, job_id), RUN_TIMEOUT_S, f"job {job_id}")
-    assert run["status"] == "done", run
+    summary = {k: run[k] for k in ("status", "worker", "runOutcome", "message", "attempts")}
+    assert run["status"] == "done", summary
     assert run["worker"].startswith("cpu@"), run
     assert run["triggerOutcome"] == "REPRODUCED", run
     assert run["attempts"] == 1
@@ -68,19 +69,30 @@ def test_flask_repro_nightly_sends_through_the_broker_to_the_cpu_worker(stack):
     assert f"{job_id}: queued" in output, output
 
     run = stack.wait_for(finished_run(stack, job_id), RUN_TIMEOUT_S, f"nightly job {job_id}")
-    assert run["status"] == "done", run
+    summary = {k: run[k] for k in ("status", "worker", "runOutcome", "message", "attempts")}
+    assert run["status"] == "done", summary
     assert run["worker"].startswith("cpu@"), run
     assert run["origin"] == "nightly", run
     assert run["triggerOutcome"] == "DIFFERENT_ERROR", run
     assert len(runs_of(stack, job_id)) == 1
 
 
+def test_the_scheduler_sent_tonights_batch(stack):
+    """Beat's catch-up (ERRATA_NIGHTLY_HOUR=0, platforms `cpu`) planned on the CPU worker."""
+    job_id = f"nightly-{dt.datetime.now(dt.UTC):%Y%m%d}-{SEED}-cpu"
+    run = stack.wait_for(lambda: runs_of(stack, job_id), 300, f"the scheduler's {job_id}")[0]
+    assert run["origin"] == "nightly", run
+
+
 def test_a_real_platform_job_is_taken_by_the_gpu_worker_image(stack, write_token):
-    """The gpu-worker image (CPU variant: no device) takes the `gpu` queue and reports."""
+    """The gpu-worker image (CPU variant) takes the `gpu` queue, runs the harness in its
+    env and reports; with no CUDA device the harness refuses, and that is what is stored."""
     status, queued = stack.request(
         "POST", f"/api/v1/records/{SEED}/runs", {"platform": "real"}, write_token
     )
     assert status == 202, queued
     run = stack.wait_for(finished_run(stack, queued["jobId"]), RUN_TIMEOUT_S, "the real job")
-    assert run["worker"].startswith("gpu@"), run
-    assert run["status"] == "done", run
+    summary = {k: run[k] for k in ("status", "worker", "runOutcome", "message", "attempts")}
+    assert run["worker"].startswith("gpu@"), summary
+    assert run["status"] == "failed", summary
+    assert "needs a CUDA device" in (run["message"] or ""), summary
