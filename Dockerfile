@@ -1,10 +1,12 @@
-# syntax=docker/dockerfile:1
 # One image for the web service, the CPU worker, the scheduler and the one-shot jobs
 # (migrate, repro-env). The harness environment (sglang, ~6 GB) is not in it by default:
 # the `repro-env` compose service builds it into a volume. Pass
 # `--build-arg REPRO_ENVS=sglang-0.5.23` to bake it in instead (a named volume mounted at
 # ERRATA_ENV_DIR is filled from the image the first time it is used).
-FROM python:3.11-slim
+# PYTHON_IMAGE: any image whose `python`/`pip` is Python 3.11 (docker/base-images.sh builds
+# a local one for hosts without a registry).
+ARG PYTHON_IMAGE=python:3.11-slim
+FROM ${PYTHON_IMAGE}
 
 ARG REPRO_ENVS=""
 ARG UID=10001
@@ -35,7 +37,8 @@ RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml
 COPY --chown=root:root . .
 # Editable on purpose: repro/ finds data/ and runs harnesses with the project root on
 # PYTHONPATH (repro/runner.py REPO_ROOT), which must be this source tree, not site-packages.
-RUN pip install --no-deps -e .
+RUN pip install --no-deps -e . \
+    && mkdir -p instance && chown errata:errata instance
 
 USER errata
 RUN for env in $REPRO_ENVS; do python -m repro.envs.build "$env" || exit 1; done

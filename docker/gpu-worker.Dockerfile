@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # GPU worker: sglang's own CUDA image, plus Celery and this repository's repro/ and data/.
 # It takes `real`-platform jobs from the `gpu` queue and posts results to the web API; it
 # needs no database and none of app/. Build from the repository root:
@@ -10,6 +9,8 @@ FROM ${SGLANG_IMAGE}
 
 ARG UID=10001
 ARG ENV_NAME=sglang-0.5.23
+# Where repro.envs looks for the harness env (the CPU variant's base has one built there).
+ARG ENV_DIR=/var/lib/errata/envs
 
 # Celery lives apart from the image's packages (--target) so it cannot change sglang's pins;
 # the harness never sees that path: repro/runner.py resets PYTHONPATH for the child.
@@ -18,7 +19,7 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHON=python3 \
-    ERRATA_ENV_DIR=/var/lib/errata/envs \
+    ERRATA_ENV_DIR=${ENV_DIR} \
     PYTHONPATH=/opt/errata/worker-libs:/srv/errata
 
 RUN python3 -m pip install --target /opt/errata/worker-libs "celery[redis]>=5.4,<6" "redis>=5,<8"

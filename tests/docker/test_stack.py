@@ -1,12 +1,15 @@
-"""The compose stack end to end: seed imported, matched, run on the CPU worker, stored."""
+"""The compose stack end to end: seed imported and linked, matched, run on the workers."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+
+from tests.docker.conftest import SEED, finished_run, runs_of
 
 pytestmark = pytest.mark.docker
 
-SEED = "1760fbb64ae487e4"
 PASTE = """Traceback (most recent call last):
   File "/usr/local/lib/python3.11/site-packages/sglang/launch_server.py", line 14, in <module>
     server_args = prepare_server_args(sys.argv[1:])
@@ -15,7 +18,7 @@ ValueError: trtllm_mla backend can only be used with MLA models.
 RUN_TIMEOUT_S = 600
 
 
-def test_health_and_readiness(stack):
+def test_health_and_readiness_through_the_proxy(stack):
     assert stack.get("/api/v1/health") == {"status": "ok"}
     assert stack.get("/api/v1/ready") == {"status": "ready"}
 
@@ -24,6 +27,8 @@ def test_migrate_imported_and_linked_the_seed(stack):
     record = stack.get(f"/api/v1/records/{SEED}")
     assert record["id"] == SEED
     assert record["errorClass"] == "ValueError"
+    logs = stack.compose("logs --no-color migrate")
+    assert "linked 1 record(s) to harnesses" in logs, logs
 
 
 def test_a_pasted_traceback_matches_the_seed(stack):
@@ -39,25 +44,55 @@ def test_enqueueing_needs_a_write_token(stack):
     assert status == 401, body
 
 
-def test_a_queued_run_is_taken_by_the_worker_and_its_result_is_visible(stack):
-    token = stack.create_token("docker-test", "write")
+def test_a_queued_run_is_taken_by_the_worker_and_its_result_is_visible(stack, write_token):
     status, queued = stack.request(
-        "POST", f"/api/v1/records/{SEED}/runs", {"platform": "blackwell"}, token
+        "POST", f"/api/v1/records/{SEED}/runs", {"platform": "blackwell"}, write_token
     )
     assert status == 202, queued
     assert queued["status"] == "queued"
     job_id = queued["jobId"]
 
-    def finished():
-        runs = stack.get(f"/api/v1/records/{SEED}/runs?limit=200")["items"]
-        mine = [r for r in runs if r["jobId"] == job_id]
-        return mine and mine[0]["status"] in {"done", "failed", "invalid"} and mine[0]
-
-    run = stack.wait_for(finished, RUN_TIMEOUT_S, f"job {job_id} to finish on the worker")
-    assert run["status"] == "done", run
+    run = stack.wait_for(finished_run(stack, job_id), RUN_TIMEOUT_S, f"job {job_id}")
+    summary = {k: run[k] for k in ("status", "worker", "runOutcome", "message", "attempts")}
+    assert run["status"] == "done", summary
     assert run["worker"].startswith("cpu@"), run
     assert run["triggerOutcome"] == "REPRODUCED", run
     assert run["attempts"] == 1
 
     listed = stack.get(f"/api/v1/runs?record={SEED}&platform=blackwell")["items"]
     assert job_id in {r["jobId"] for r in listed}
+
+
+def test_flask_repro_nightly_sends_through_the_broker_to_the_cpu_worker(stack):
+    output = stack.compose("exec -T web flask repro nightly --platform hopper --repeats 1")
+    job_id = f"nightly-{dt.datetime.now(dt.UTC):%Y%m%d}-{SEED}-hopper"
+    assert f"{job_id}: queued" in output, output
+
+    run = stack.wait_for(finished_run(stack, job_id), RUN_TIMEOUT_S, f"nightly job {job_id}")
+    summary = {k: run[k] for k in ("status", "worker", "runOutcome", "message", "attempts")}
+    assert run["status"] == "done", summary
+    assert run["worker"].startswith("cpu@"), run
+    assert run["origin"] == "nightly", run
+    assert run["triggerOutcome"] == "DIFFERENT_ERROR", run
+    assert len(runs_of(stack, job_id)) == 1
+
+
+def test_the_scheduler_sent_tonights_batch(stack):
+    """Beat's catch-up (ERRATA_NIGHTLY_HOUR=0, platforms `cpu`) planned on the CPU worker."""
+    job_id = f"nightly-{dt.datetime.now(dt.UTC):%Y%m%d}-{SEED}-cpu"
+    run = stack.wait_for(lambda: runs_of(stack, job_id), 300, f"the scheduler's {job_id}")[0]
+    assert run["origin"] == "nightly", run
+
+
+def test_a_real_platform_job_is_taken_by_the_gpu_worker_image(stack, write_token):
+    """The gpu-worker image (CPU variant) takes the `gpu` queue, runs the harness in its
+    env and reports; with no CUDA device the harness refuses, and that is what is stored."""
+    status, queued = stack.request(
+        "POST", f"/api/v1/records/{SEED}/runs", {"platform": "real"}, write_token
+    )
+    assert status == 202, queued
+    run = stack.wait_for(finished_run(stack, queued["jobId"]), RUN_TIMEOUT_S, "the real job")
+    summary = {k: run[k] for k in ("status", "worker", "runOutcome", "message", "attempts")}
+    assert run["worker"].startswith("gpu@"), summary
+    assert run["status"] == "failed", summary
+    assert "needs a CUDA device" in (run["message"] or ""), summary
