@@ -20,7 +20,7 @@ from repro.harnesses import HARNESSES, harness_for
 from repro.runner import COMPLETED, ENV_MISSING, HARNESS_ERROR, TIMEOUT, run_harness
 
 EXIT_CODES = {COMPLETED: 0, ENV_MISSING: 3, HARNESS_ERROR: 4, TIMEOUT: 5}
-PLATFORMS = ("blackwell", "hopper", "cpu", "real")
+PLATFORMS = ("blackwell", "hopper", "ampere", "mi300", "cpu", "real")
 
 
 def load_record(source: str, record_id: str | None = None) -> dict[str, Any]:

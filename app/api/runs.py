@@ -35,6 +35,7 @@ def run_payload(run: ReproRun) -> dict[str, Any]:
         "upstream": services.upstream_label(run),
         "regressions": run.regressions,
         "message": run.message,
+        "logTail": run.log_tail,
         "worker": run.worker,
         "attempts": run.attempts,
         "durationS": run.duration_s,
@@ -53,11 +54,13 @@ def record_runs(record_id: str) -> Response:
     offset = int_arg(request.args, "offset", 0, 0, 1_000_000)
     runs = services.runs_for(db.session, record_id, limit, offset)
     latest = services.latest_verdicts(db.session, [record_id]).get(record_id, {})
+    mismatches = services.expected_mismatches(db.session, runs)
     return jsonify(
         {
             "recordId": record_id,
             "latest": latest,
-            "items": [run_payload(r) for r in runs],
+            "items": [{**run_payload(r), "expectedMismatch": mismatches.get(r.id)} for r in runs],
+            "sweep": services.sweep_for_record(db.session, record_id),
             "limit": limit,
             "offset": offset,
         }
