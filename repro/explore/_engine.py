@@ -26,6 +26,7 @@ from repro.paths import public_path
 
 STAGES = ("parse", "model_lookup", "resolve", "publish", "runner_setup", "construct")
 LAUNCHED, SITE, GPU, HARNESS = "LAUNCHED", "SITE", "NEEDS_GPU", "HARNESS_ERROR"
+MAX_ALTERNATIVES = 5  # per flag: removed, and up to four other choices
 
 
 @dataclass(frozen=True)
@@ -150,26 +151,25 @@ class Explorer:
 
     # -- searching -------------------------------------------------------------
     def explore(self, deadline: float, pairs: int, seed: int = 0) -> None:
-        """Single-flag moves everywhere, coverage-guided, then random pairs."""
+        """Coverage-guided order: every single-flag move on the first platform and model;
+        then the moves that raised there on every other platform and model (a site's
+        neighbours); then the remaining moves elsewhere; then random two-flag pairs."""
         moves = [tuple(m) for f in self.flag_list for m in mutations(f)]
-        primary = self.models[0]
+        model, platform = self.models[0], self.platforms[0]
         hot: set[tuple[str, ...]] = set()
-        tiers = [
-            [Scenario(p, primary, m) for p in self.platforms for m in [(), *moves]],
-            [],
+        self._batch([Scenario(platform, model, m) for m in [(), *moves]], hot, deadline)
+        elsewhere = [(p, model) for p in self.platforms[1:]] + [
+            (p, m) for m in self.models[1:] for p in self.platforms
         ]
-        for scenarios in tiers[:1]:
-            self._batch(scenarios, hot, deadline)
-        # Moves that raised somewhere are tried first on the other models.
-        others = [m for m in self.models[1:]]
-        ordered = [m for m in moves if m in hot] + [m for m in moves if m not in hot]
-        rest = [Scenario(p, model, ()) for model in others for p in self.platforms]
-        rest += [Scenario(p, model, m) for m in ordered for model in others for p in self.platforms]
+        bases = [Scenario(p, m, ()) for p, m in elsewhere]
+        first = [Scenario(p, m, mv) for mv in moves if mv in hot for p, m in elsewhere]
+        self._batch(bases + first, hot, deadline)
+        rest = [Scenario(p, m, mv) for p, m in elsewhere for mv in moves if mv not in hot]
         self._batch(rest, hot, deadline)
         rng = random.Random(seed)
         clean = [m for m in moves if m not in hot]
         combos = [
-            Scenario(rng.choice(self.platforms), primary, (*a, *b))
+            Scenario(platform, model, (*a, *b))
             for a, b in (rng.sample(clean, 2) for _ in range(pairs if len(clean) > 1 else 0))
         ]
         self._batch(combos, hot, deadline)
@@ -230,7 +230,7 @@ class Explorer:
         candidates: list[tuple[str, Scenario]] = []
         for i, frag in enumerate(frags):
             flag = self.by_name.get(frag[0]) or self.by_name.get("--" + frag[0][5:])
-            options = alternatives(flag, list(frag)) if flag else [[]]
+            options = (alternatives(flag, list(frag)) if flag else [[]])[:MAX_ALTERNATIVES]
             for alt in options:
                 rest = (
                     [*frags[:i], tuple(alt), *frags[i + 1 :]] if alt else frags[:i] + frags[i + 1 :]
