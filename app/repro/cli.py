@@ -63,7 +63,7 @@ def links_command(path: str) -> None:
     "--platform",
     "platforms",
     multiple=True,
-    type=click.Choice(["blackwell", "hopper", "cpu", "real"]),
+    type=click.Choice(["blackwell", "hopper", "ampere", "mi300", "cpu", "real"]),
     help="Platform to run on (repeatable). Default: the record's simulated platforms.",
 )
 @click.option(
@@ -142,7 +142,7 @@ def run_command(
     "--platform",
     "platforms",
     multiple=True,
-    type=click.Choice(["blackwell", "hopper", "cpu", "real"]),
+    type=click.Choice(["blackwell", "hopper", "ampere", "mi300", "cpu", "real"]),
     help="Platforms (repeatable). Default: ERRATA_NIGHTLY_PLATFORMS or blackwell,hopper.",
 )
 @click.option("--repeats", type=click.IntRange(1, 20), default=3, show_default=True)
@@ -172,3 +172,15 @@ def nightly_command(local: bool, platforms: tuple[str, ...], repeats: int) -> No
             failed += not sent
     if failed:
         raise SystemExit(1)
+
+
+@repro_cli.command("sweep-overdue")
+def sweep_overdue_command() -> None:
+    """Fail runs still 'running' past the worker's hard time limit (the nightly catch-up
+    does this every 15 minutes too)."""
+    require_schema()
+    closed = services.sweep_overdue(db.session)
+    db.session.commit()
+    click.echo(f"closed {len(closed)} overdue run(s)")
+    for run in closed:
+        click.echo(f"  run {run.id} ({run.record_id} on {run.platform}): {run.message}")

@@ -29,6 +29,8 @@ DEFAULT_PLATFORMS = ("blackwell", "hopper")
 PLATFORM_LABELS = {
     "blackwell": "Blackwell",
     "hopper": "Hopper",
+    "ampere": "Ampere",
+    "mi300": "MI300",
     "cpu": "CPU",
     "real": "GPU",
 }

@@ -29,7 +29,8 @@ def _load(path: str, mtime: float) -> dict[str, Any]:
     return {"meta": {k: v for k, v in data.items() if k != "sites"}, "by_file": by_file}
 
 
-def sweeps(directory: Path = SWEEP_DIR) -> list[dict[str, Any]]:
+def sweeps(directory: Path | None = None) -> list[dict[str, Any]]:
+    directory = directory or SWEEP_DIR
     if not directory.is_dir():
         return []
     return [_load(str(p), p.stat().st_mtime) for p in sorted(directory.glob("*.json"))]
@@ -46,7 +47,7 @@ def _matches(site: dict[str, Any], pattern: str, message: str) -> bool:
 
 
 def findings(
-    repo: str, file_path: str, pattern: str, message: str, directory: Path = SWEEP_DIR
+    repo: str, file_path: str, pattern: str, message: str, directory: Path | None = None
 ) -> list[dict[str, Any]]:
     """Sweep sites for a record: same repo, same package file, message matches."""
     out = []
@@ -61,7 +62,7 @@ def findings(
     return out
 
 
-def coverage(directory: Path = SWEEP_DIR) -> list[dict[str, Any]]:
+def coverage(directory: Path | None = None) -> list[dict[str, Any]]:
     """Per sweep file: version, when, and coverage by area (for the matrix page)."""
     return [
         {

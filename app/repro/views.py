@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.records.models import Record
-from app.repro import services
+from app.repro import services, sweep
 from app.repro.models import STATUSES, ReproLatest, ReproRun
 
 bp = Blueprint("repro", __name__)
@@ -79,4 +79,5 @@ def matrix_page() -> str:
         days=days,
         cell=cell,
         nights=nights,
+        sweep_coverage=sweep.coverage(),
     )

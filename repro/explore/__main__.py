@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("out", "cache_dir", "budget_min", "workers", "platforms", "models", "pairs",
                  "flags", "max_sites"):  # fmt: skip
         command.append(f"--{name.replace('_', '-')}={getattr(args, name)}")
-    return subprocess.call(command, cwd=str(REPO_ROOT), env=_child_env(None, ()))
+    # One thread per forked scenario: the tensors are tiny, and threads only contend.
+    threads = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TORCH_NUM_THREADS": "1"}
+    return subprocess.call(command, cwd=str(REPO_ROOT), env=_child_env(threads, ()))
 
 
 if __name__ == "__main__":
