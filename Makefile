@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 export FLASK_APP := app:create_app
 
 .DEFAULT_GOAL := help
-.PHONY: help install migrate import serve run test pytest lint format typecheck clean browser-deps repro-env docker-base
+.PHONY: help install migrate import serve run test pytest lint format typecheck clean browser-deps repro-env docker-base repro-sweep
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -58,7 +58,10 @@ repro-env: install ## Build (or reuse) the sglang 0.5.23 harness environment (~2
 docker-base: ## Docker engine (dockerd, as root, if none answers) and the local base images (cached)
 	docker/engine.sh
 
-pytest: install browser-deps repro-env docker-base ## Run the test suite only
+repro-sweep: repro-env ## Config-space sweep of sglang 0.5.23 (<= 50 min, resumable) -> data/repro-sweep/
+	nice -n 10 $(BIN)/python -m repro.explore --budget-min 50
+
+pytest: install browser-deps repro-env ## Run the test suite only
 	$(BIN)/pytest
 
 test: lint typecheck pytest ## Install what the tests need and run them all

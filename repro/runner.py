@@ -21,6 +21,7 @@ from typing import Any
 
 from repro.envs import EnvMissingError, python_for
 from repro.vocabulary import RunOutcome
+from repro.paths import public_path, scrub
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TIMEOUT_S = 600.0
@@ -81,12 +82,12 @@ def _child_env(extra: Mapping[str, str] | None, pythonpath: Sequence[Path]) -> d
 
 
 def _tail(data: bytes, limit: int = STDERR_TAIL_CHARS) -> str:
-    return data.decode("utf-8", errors="replace")[-limit:]
+    return public_path(data.decode("utf-8", errors="replace"))[-limit:]
 
 
 def _last_line(data: bytes) -> str:
     lines = [line for line in data.decode("utf-8", errors="replace").splitlines() if line.strip()]
-    return lines[-1][-500:] if lines else "(no stderr)"
+    return public_path(lines[-1])[-500:] if lines else "(no stderr)"
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -133,16 +134,22 @@ def run_harness(
         return report.to_dict()
 
     started = time.monotonic()
-    proc = subprocess.Popen(
-        [str(interpreter), "-m", module or f"repro.harnesses.{harness}"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=str(REPO_ROOT),
-        env=_child_env(extra_env, pythonpath),
-        start_new_session=True,
-        preexec_fn=_limit_child(memory_bytes),
-    )
+    try:
+        proc = subprocess.Popen(
+            [str(interpreter), "-m", module or f"repro.harnesses.{harness}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(REPO_ROOT),
+            env=_child_env(extra_env, pythonpath),
+            start_new_session=True,
+            preexec_fn=_limit_child(memory_bytes),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        # The harness never started: still a report (HARNESS_ERROR), never lost.
+        report.message = f"harness process could not start: {exc}"
+        report.duration_s = round(time.monotonic() - started, 3)
+        return report.to_dict()
     try:
         stdout, stderr = proc.communicate(json.dumps(payload).encode(), timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -169,7 +176,7 @@ def run_harness(
         report.message = f"harness exited with status {proc.returncode}: {_last_line(stderr)}"
         return report.to_dict()
     try:
-        report.result = _parse_result(stdout)
+        report.result = scrub(_parse_result(stdout))
     except ValueError as exc:
         report.message = (
             f"harness output is not a JSON object: {exc}; stdout: {_tail(stdout, 300)!r}"

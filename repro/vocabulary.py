@@ -10,10 +10,12 @@ from enum import StrEnum
 
 
 class Platform(StrEnum):
-    """Where a harness runs: two simulated GPUs, plain CPU, or the real device."""
+    """Where a harness runs: a simulated GPU, plain CPU, or the real device."""
 
     BLACKWELL = "blackwell"
     HOPPER = "hopper"
+    AMPERE = "ampere"
+    MI300 = "mi300"
     CPU = "cpu"
     REAL = "real"
 
@@ -57,9 +59,21 @@ class FixOutcome(StrEnum):
 
 
 PLATFORMS: tuple[str, ...] = tuple(p.value for p in Platform)
-SIMULATED_PLATFORMS: tuple[str, ...] = (Platform.BLACKWELL.value, Platform.HOPPER.value)
+SIMULATED_PLATFORMS: tuple[str, ...] = (
+    Platform.BLACKWELL.value,
+    Platform.HOPPER.value,
+    Platform.AMPERE.value,
+    Platform.MI300.value,
+)
 DEFAULT_PLATFORM = Platform.BLACKWELL.value
-PLATFORM_LABELS = {"blackwell": "Blackwell", "hopper": "Hopper", "cpu": "CPU", "real": "GPU"}
+PLATFORM_LABELS = {
+    "blackwell": "Blackwell",
+    "hopper": "Hopper",
+    "ampere": "Ampere",
+    "mi300": "MI300",
+    "cpu": "CPU",
+    "real": "GPU",
+}
 STATUSES: tuple[str, ...] = tuple(s.value for s in RunStatus)
 RUN_OUTCOMES: tuple[str, ...] = tuple(o.value for o in RunOutcome)
 TRIGGER_OUTCOMES: tuple[str, ...] = tuple(o.value for o in TriggerOutcome)

@@ -40,7 +40,11 @@ def _configure(sender: Celery, **_: Any) -> None:
 
 
 class DeliveryError(RuntimeError):
-    """The web service could not be reached or refused the report."""
+    """The web service could not be reached (worth a retry)."""
+
+
+class RefusedError(DeliveryError):
+    """The web service refused the request (4xx): retrying, or running again, cannot help."""
 
 
 class ResultClient:
@@ -72,7 +76,7 @@ class ResultClient:
                     return dict(json.loads(response.read() or b"{}"))
             except urllib.error.HTTPError as exc:
                 if exc.code < 500:
-                    raise DeliveryError(f"{path}: HTTP {exc.code}: {exc.read()[:300]!r}") from exc
+                    raise RefusedError(f"{path}: HTTP {exc.code}: {exc.read()[:300]!r}") from exc
                 last = exc
             except (urllib.error.URLError, OSError, ValueError) as exc:
                 last = exc
@@ -109,6 +113,9 @@ def run_harness_job(self: Any, job: dict[str, Any]) -> str:
             job["harness"], job["env"], job["payload"], timeout_s=float(job.get("timeout_s", 600))
         )
         stored = client.finish(job_id, worker, report)
+    except RefusedError as exc:
+        # A refused start or report is final: a retry would run the harness again.
+        return f"refused: {exc}"
     except DeliveryError as exc:
         raise self.retry(exc=exc) from exc
     return "stored" if stored.get("stored") else "duplicate"

@@ -11,6 +11,7 @@ from app.extensions import db
 from app.params import choice_arg
 from app.records import services as records
 from app.repro import queries
+from app.repro import services as repro_services
 from app.repro.services import latest_verdicts
 from repro.vocabulary import PLATFORMS, STATUSES
 
@@ -26,9 +27,12 @@ def record_runs(record_id: str) -> Response:
         db.session,
         queries.RunQuery(record_id=record_id, page=paging.page, per_page=paging.per_page),
     )
-    body = page_body(paging, found.total, [serialize.run_out(r) for r in found.runs])
+    mismatches = repro_services.expected_mismatches(db.session, found.runs)
+    items = [serialize.run_out(r, mismatches.get(r.id)) for r in found.runs]
+    body = page_body(paging, found.total, items)
     latest = latest_verdicts(db.session, [record_id]).get(record_id, {})
-    model = schemas.RecordRuns(recordId=record_id, latest=latest, **body)
+    sweep = repro_services.sweep_for_record(db.session, record_id)
+    model = schemas.RecordRuns(recordId=record_id, latest=latest, sweep=sweep, **body)
     return paged_response(model, paging, found.total)
 
 

@@ -244,6 +244,10 @@ class RunOut(BaseModel):
     upstream: str
     regressions: list[dict[str, Any]]
     message: str | None
+    logTail: str | None = Field(None, description="The end of the harness's log")
+    expectedMismatch: dict[str, Any] | None = Field(
+        None, description="How this run differs from the harness link's expected outcome"
+    )
     worker: str | None
     attempts: int
     durationS: float | None
@@ -259,6 +263,9 @@ class RunList(Page):
 class RecordRuns(RunList):
     recordId: str
     latest: dict[str, Any]
+    sweep: dict[str, Any] | None = Field(
+        None, description="The config-space sweep's minimal trigger, platforms and proven fixes"
+    )
 
 
 class Regression(BaseModel):

@@ -66,7 +66,7 @@ def _iso(value: Any) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def run_out(run: ReproRun) -> schemas.RunOut:
+def run_out(run: ReproRun, expected_mismatch: Any = None) -> schemas.RunOut:
     return schemas.RunOut.model_validate(
         {
             "id": run.id,
@@ -87,6 +87,8 @@ def run_out(run: ReproRun) -> schemas.RunOut:
             "upstream": upstream_label(run),
             "regressions": run.regressions,
             "message": run.message,
+            "logTail": run.log_tail,
+            "expectedMismatch": expected_mismatch,
             "worker": run.worker,
             "attempts": run.attempts,
             "durationS": run.duration_s,

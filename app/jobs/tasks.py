@@ -11,6 +11,7 @@ from flask import Flask
 from app.jobs import services
 from app.jobs.broker import celery_app
 from app.jobs.schedule import nightly_hour, nightly_platforms
+from app.repro import services as repro_services
 
 _flask_app: Flask | None = None
 
@@ -31,10 +32,17 @@ def run_nightly(
     """Plan tonight's batch and send it; returns counts for the task result and logs."""
     from app.extensions import db
 
-    if catch_up and now.hour < hour:
-        return {"night": f"{now:%Y-%m-%d}", "skipped": "before the nightly hour"}
     app = flask_app()
     with app.app_context():
+        # Every pass (each 15 minutes): no run stays "running" for ever.
+        overdue = repro_services.sweep_overdue(db.session, now)
+        db.session.commit()
+        if catch_up and now.hour < hour:
+            return {
+                "night": f"{now:%Y-%m-%d}",
+                "skipped": "before the nightly hour",
+                "overdue_closed": len(overdue),
+            }
         batch = services.plan_nightly(db.session, now.date(), platforms)
         db.session.commit()
         sent = services.send_batch(db.session, batch, app.config["ERRATA_BROKER_URL"])

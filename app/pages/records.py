@@ -95,6 +95,7 @@ def record_page(record_id: str) -> str:
         latest=latest,
         latest_runs=latest_runs,
         runs=runs,
+        sweep=repro_services.sweep_for_record(db.session, row.id),
         target=target,
         record=row,
         data=data,

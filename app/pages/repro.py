@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.records.models import Record
-from app.repro import queries, services
-from app.repro.models import ReproRun
+from app.repro import queries, services, sweep
+from app.repro.models import ReproLatest, ReproRun
 from repro.vocabulary import STATUSES, Platform
 
 bp = Blueprint("repro", __name__)
@@ -71,4 +71,5 @@ def matrix_page() -> str:
         days=days,
         cell=cell,
         nights=nights,
+        sweep_coverage=sweep.coverage(),
     )

@@ -126,3 +126,15 @@ def run_command(
         click.echo(json.dumps(results, indent=2))
     if failed:
         raise SystemExit(1)
+
+
+@repro_cli.command("sweep-overdue")
+def sweep_overdue_command() -> None:
+    """Fail runs still 'running' past the worker's hard time limit (the nightly catch-up
+    does this every 15 minutes too)."""
+    require_schema()
+    closed = services.sweep_overdue(db.session)
+    db.session.commit()
+    click.echo(f"closed {len(closed)} overdue run(s)")
+    for run in closed:
+        click.echo(f"  run {run.id} ({run.record_id} on {run.platform}): {run.message}")

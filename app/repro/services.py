@@ -16,15 +16,22 @@ from sqlalchemy import delete, select
 from app.db import DbSession, utcnow
 from app.records.models import Record
 from app.records.services import record_to_dict
+from app.repro import sweep
 from app.repro.models import DONE, FAILED, INVALID, RUNNING, HarnessLink, ReproLatest, ReproRun
 from repro.harnesses import HARNESSES, harness_by_rule
-from repro.runner import COMPLETED, ENV_MISSING, run_harness
-from repro.vocabulary import PLATFORM_LABELS, SIMULATED_PLATFORMS, FixOutcome, TriggerOutcome
+from repro.paths import scrub
+from repro.runner import COMPLETED, ENV_MISSING, TIMEOUT, run_harness
+from repro.vocabulary import PLATFORM_LABELS, FixOutcome, Platform, TriggerOutcome
+from repro.worker import HARD_TIME_LIMIT_S
 
 REPRODUCED = TriggerOutcome.REPRODUCED.value
 FIXED = FixOutcome.FIXED.value
-DEFAULT_PLATFORMS = SIMULATED_PLATFORMS
+# The nightly default: the two platforms the seed's harness was written for.
+DEFAULT_PLATFORMS = (Platform.BLACKWELL.value, Platform.HOPPER.value)
 LOG_TAIL_CHARS = 8000
+# A run still ``running`` this long after it started has outlived the worker's hard
+# time limit (plus delivery retries): nothing will ever finish it.
+OVERDUE_AFTER_S = HARD_TIME_LIMIT_S + 600
 
 
 class ReproError(ValueError):
@@ -148,6 +155,7 @@ def record_report(
     session: DbSession, run: ReproRun, report: dict[str, Any], worker: str | None = None
 ) -> ReproRun:
     """Store a runner report on ``run`` and update the latest verdicts."""
+    report = scrub(report)  # a remote worker's report names files as the runner does
     result = report.get("result") or {}
     outcome = report.get("outcome")
     run.run_outcome = outcome
@@ -204,6 +212,50 @@ def _update_latest(session: DbSession, run: ReproRun) -> None:
     latest.regressed = bool(regressions)
 
 
+def sweep_overdue(
+    session: DbSession, now: dt.datetime | None = None, after_s: float = OVERDUE_AFTER_S
+) -> list[ReproRun]:
+    """Fail runs left ``running`` past the hard time limit (a worker died or lost the
+    report), so no run stays ``running`` for ever; returns the runs it closed."""
+    now = now or utcnow()
+    cutoff = now - dt.timedelta(seconds=after_s)
+    overdue = list(
+        session.scalars(
+            select(ReproRun).where(ReproRun.status == RUNNING, ReproRun.started_at < cutoff)
+        )
+    )
+    for run in overdue:
+        run.status = FAILED
+        run.run_outcome = TIMEOUT
+        run.trigger_outcome = TIMEOUT
+        run.finished_at = now
+        run.message = (
+            f"no report {after_s:g}s after the run started (worker hard limit "
+            f"{HARD_TIME_LIMIT_S}s); closed by the overdue sweep"
+        )
+    session.flush()
+    return overdue
+
+
+def expected_mismatches(
+    session: DbSession, runs: Iterable[ReproRun]
+) -> dict[int, dict[str, str | None]]:
+    """Run id -> ``{"expected", "observed"}`` for finished runs whose trigger outcome
+    differs from the record's ``HarnessLink.expected`` on that platform."""
+    out: dict[int, dict[str, str | None]] = {}
+    links: dict[str, HarnessLink | None] = {}
+    for run in runs:
+        if run.status not in (DONE, FAILED):
+            continue
+        if run.record_id not in links:
+            links[run.record_id] = session.get(HarnessLink, run.record_id)
+        link = links[run.record_id]
+        expected = (link.expected or {}).get(run.platform) if link is not None else None
+        if expected and expected != run.trigger_outcome:
+            out[run.id] = {"expected": expected, "observed": run.trigger_outcome}
+    return out
+
+
 def start(session: DbSession, run: ReproRun, worker: str | None = None) -> None:
     run.status = RUNNING
     run.started_at = utcnow()
@@ -229,9 +281,21 @@ def latest_verdicts(
         .join(ReproRun, ReproRun.id == ReproLatest.run_id)
         .where(ReproLatest.record_id.in_(ids))
     ).all()
+    expected = {
+        record_id: dict(exp or {})
+        for record_id, exp in session.execute(
+            select(HarnessLink.record_id, HarnessLink.expected).where(
+                HarnessLink.record_id.in_({row.record_id for row in rows})
+            )
+        )
+    }
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
-        out.setdefault(row.record_id, {})[row.platform] = summary(row, row.regressed)
+        verdict = summary(row, row.regressed)
+        want = expected.get(row.record_id, {}).get(row.platform)
+        verdict["expected"] = want
+        verdict["expectedMismatch"] = bool(want) and want != row.trigger_outcome
+        out.setdefault(row.record_id, {})[row.platform] = verdict
     return out
 
 
@@ -255,7 +319,11 @@ def upstream_label(run: RunFacts) -> str:
 
 
 def summary(run: RunFacts, regressed: bool = False) -> dict[str, Any]:
+    proven = [f.get("command") for f in run.fixes if f.get("outcome") == FIXED]
     return {
+        "reproduced": run.trigger_outcome == REPRODUCED,
+        "fixProven": bool(proven),
+        "provenFixes": [c for c in proven if c],
         "runId": run.id,
         "platform": run.platform,
         "platformLabel": PLATFORM_LABELS.get(run.platform, run.platform),
@@ -285,3 +353,34 @@ def runs_for(
             .offset(offset)
         )
     )
+
+
+def sweep_for_record(session: DbSession, record_id: str) -> dict[str, Any]:
+    """What the explorer proved for this record's raise site: per site, the minimal
+    trigger command, its platform and model config, the outcome on each platform and
+    the proven fixes (``reproduced`` / ``fixProven`` as in the match answer)."""
+    row = session.get(Record, record_id)
+    if row is None:
+        return {"sites": [], "reproduced": False, "fixProven": False}
+    sites = [
+        {
+            "upstream": s["upstream"],
+            "file": s["file"],
+            "line": s["line"],
+            "function": s.get("function"),
+            "errorClass": s.get("class"),
+            "message": s.get("message"),
+            "trigger": s.get("trigger"),
+            "reproduced": bool(s.get("reproduced")),
+            "repeats": s.get("repeats"),
+            "platforms": s.get("platforms"),
+            "fixes": s.get("fixes") or [],
+            "provenFixes": s.get("fixed") or [],
+        }
+        for s in sweep.findings(row.repo, row.file_path, row.message_pattern, row.error_message)
+    ]
+    return {
+        "sites": sites,
+        "reproduced": any(s["reproduced"] for s in sites),
+        "fixProven": any(s["reproduced"] and s["provenFixes"] for s in sites),
+    }

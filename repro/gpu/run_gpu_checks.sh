@@ -2,7 +2,8 @@
 # GPU tier: the seed record's scenarios on the real device, then an Engine
 # pass-to-pass check for each fix backend. Run from the repo root on a CUDA machine
 # whose sglang env is built (python -m repro.envs.build sglang-0.5.23).
-# Writes reports under ${OUT:-bench/out/gpu}; exits non-zero if any step failed.
+# Writes reports under ${OUT:-bench/out/gpu}; exits non-zero if any step failed,
+# and 3 when there is no CUDA device (nothing checked is not a pass).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PYTHON:-python3}
@@ -11,8 +12,8 @@ RECORD=${RECORD:-data/records/sglang.jsonl}
 mkdir -p "$OUT"
 
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "run_gpu_checks: no CUDA device (nvidia-smi finds none); nothing to do" >&2
-  exit 0
+  echo "run_gpu_checks: no CUDA device (nvidia-smi finds none); nothing was checked" >&2
+  exit 3
 fi
 nvidia-smi -L
 

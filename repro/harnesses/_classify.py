@@ -55,6 +55,8 @@ NO_GPU_MESSAGES = (
     r"0 active drivers",
     r"no kernel image is available",
     r"Cannot access accelerator device when none is available",
+    r"nvidia-smi not found",
+    r"rocm-smi not found",
 )
 
 
@@ -118,32 +120,108 @@ def same_file(raised: str | None, record_path: str | None) -> bool:
     return bool(raised and record_path) and _norm(str(raised)) == _norm(str(record_path))
 
 
+def same_class(error: dict[str, Any], record_class: str | None) -> bool:
+    """Class names compared short (``OutOfMemoryError``) and qualified
+    (``torch.OutOfMemoryError`` vs ``torch.cuda.OutOfMemoryError``: same root package)."""
+    if not record_class:
+        return False
+    short = str(error.get("class") or "")
+    qualified = str(error.get("qualname") or short)
+    if record_class in (short, qualified):
+        return True
+    if "." not in record_class:
+        return record_class == qualified.rsplit(".", 1)[-1]
+    root, _, name = record_class.partition(".")
+    return name.rsplit(".", 1)[-1] == short and qualified.split(".", 1)[0] == root
+
+
 def is_record_error(error: dict[str, Any] | None, record: dict[str, Any]) -> bool:
     """The record's error: same class, message matches ``messagePattern``, same file."""
     if not error:
         return False
     pattern = record.get("messagePattern") or re.escape(str(record.get("errorMessage", "")))
     return (
-        error.get("class") == record.get("errorClass")
+        same_class(error, record.get("errorClass"))
         and re.search(pattern, str(error.get("message", ""))) is not None
         and same_file(error.get("file"), record.get("filePath"))
     )
 
 
-def classify_trigger(error: dict[str, Any] | None, record: dict[str, Any]) -> str:
+def harness_fault(error: dict[str, Any] | None) -> str | None:
+    """Why an error is the harness's own (raised in its code, or by its stand-in
+    runner missing something sglang reads), or None."""
+    if not error:
+        return None
+    file = str(error.get("file") or "").replace("\\", "/")
+    if "/repro/" in file or file.startswith("repro/"):
+        return f"raised in harness code ({_norm(file)}:{error.get('line')})"
+    if re.search(r"'HarnessRunner' object has no attribute", str(error.get("message", ""))):
+        return "the harness's stand-in runner lacks an attribute sglang reads"
+    return None
+
+
+def simulation_gap(error: dict[str, Any], simulated: bool) -> str | None:
+    """Why an error on a simulated platform says nothing about real hardware, or None.
+
+    The simulation covers the platform object, the device probes and torch's device
+    queries; it does not cover module constants computed at import, device memory or
+    kernels, all of which backend construction reaches. So a construct-stage error
+    there is not a verdict."""
+    if simulated and error.get("stage") == "construct" and not _factory_guard(error):
+        return (
+            "raised while constructing the backend on a simulated platform; the simulation "
+            "covers platform facts and device queries, not what construction touches beyond them"
+        )
+    return None
+
+
+# The backend factories' own checks: they read the simulated probes and the runner only.
+FACTORY_FILE = "sglang/srt/layers/attention/attention_registry.py"
+GUARD_CLASSES = ("AssertionError", "ValueError", "NotImplementedError", "RuntimeError")
+
+
+def _factory_guard(error: dict[str, Any]) -> bool:
+    return _norm(str(error.get("file") or "")) == FACTORY_FILE and (
+        error.get("class") in GUARD_CLASSES
+    )
+
+
+def classify_trigger(
+    error: dict[str, Any] | None, record: dict[str, Any], simulated: bool = False
+) -> str:
     if error is None:
         return NOT_REPRODUCED
-    return REPRODUCED if is_record_error(error, record) else DIFFERENT_ERROR
+    if is_record_error(error, record):
+        return REPRODUCED
+    if harness_fault(error):
+        return HARNESS_ERROR
+    if _gpu_or_gap(error, simulated):
+        return NEEDS_GPU
+    return DIFFERENT_ERROR
 
 
-def classify_fix(error: dict[str, Any] | None, record: dict[str, Any]) -> str:
+def classify_fix(
+    error: dict[str, Any] | None, record: dict[str, Any], simulated: bool = False
+) -> str:
+    """FIXED / FIX_FAILS / NEEDS_GPU / FIX_BREAKS / HARNESS_ERROR. FIX_BREAKS is only
+    said of what the harness covers: never of a simulation gap or its own fault."""
     if error is None:
         return FIXED
     if is_record_error(error, record):
         return FIX_FAILS
-    if error.get("stage") == "construct" and needs_gpu(error):
+    if harness_fault(error):
+        return HARNESS_ERROR
+    if _gpu_or_gap(error, simulated):
         return NEEDS_GPU
     return FIX_BREAKS
+
+
+def _gpu_or_gap(error: dict[str, Any], simulated: bool) -> bool:
+    """A no-GPU error while constructing (anywhere, on a simulated platform: a device
+    probe it does not cover), or any construct-stage error on a simulated platform."""
+    if needs_gpu(error) and (simulated or error.get("stage") == "construct"):
+        return True
+    return simulation_gap(error, simulated) is not None
 
 
 def summarize(outcomes: list[str]) -> tuple[str, bool]:

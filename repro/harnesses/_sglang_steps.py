@@ -19,31 +19,12 @@ from sglang.srt.arg_groups.overrides import model_config_of
 from sglang.srt.configs.model_config import AttentionArch
 from sglang.srt.layers.attention.attention_registry import ATTENTION_BACKENDS
 from sglang.srt.model_executor.model_runner import ModelRunner
-from sglang.srt.runtime_context import attention_backends, override_platform, publish
+from sglang.srt.runtime_context import attention_backends, publish
 from sglang.srt.server_args import ServerArgs
 
 from repro.harnesses._models import resolve_model_dir
+from repro.harnesses._simulate import SIMULATED, simulate
 
-SIMULATED_FACTS: dict[str, dict[str, Any]] = {
-    "blackwell": {
-        "is_cuda": True,
-        "is_sm100": True,
-        "is_blackwell": True,
-        "is_sm100_or_sm110": True,
-        "has_flashinfer": True,
-        "device_sm": 100,
-        "device_capability": (10, 0),
-    },
-    "hopper": {
-        "is_cuda": True,
-        "is_sm90": True,
-        "is_sm100": False,
-        "is_blackwell": False,
-        "is_sm100_or_sm110": False,
-        "device_sm": 90,
-        "device_capability": (9, 0),
-    },
-}
 KV_POOL_TOKENS = 256
 MAX_REQUESTS = 4
 
@@ -52,8 +33,10 @@ def error_info(exc: BaseException, stage: str) -> dict[str, Any]:
     """Class, message and raise site (innermost traceback frame) of an exception."""
     frames = traceback.extract_tb(exc.__traceback__)
     last = frames[-1] if frames else None
+    kind = type(exc)
     return {
-        "class": type(exc).__name__,
+        "class": kind.__name__,
+        "qualname": f"{kind.__module__}.{kind.__qualname__}",
         "message": str(exc),
         "file": last.filename if last else None,
         "line": last.lineno if last else None,
@@ -61,7 +44,11 @@ def error_info(exc: BaseException, stage: str) -> dict[str, Any]:
         "code": last.line if last else None,
         "stage": stage,
         "frames": [f"{f.filename}:{f.lineno} {f.name}" for f in frames[-6:]],
+        "in_sglang": bool(last and _SGLANG_FILE in last.filename.replace("\\", "/")),
     }
+
+
+_SGLANG_FILE = "/sglang/"
 
 
 class HarnessRunner:
@@ -148,8 +135,8 @@ def run_scenario(argv: list[str], platform: dict[str, Any], runner_device: str) 
     started = time.perf_counter()
     stage = "parse"
     answer: dict[str, Any] = {"error": None}
-    facts = SIMULATED_FACTS.get(platform["name"], {}) if platform.get("simulated") else {}
-    scope = override_platform(**facts) if facts else contextlib.nullcontext()
+    simulated = platform.get("simulated") and platform["name"] in SIMULATED
+    scope = simulate(platform["name"]) if simulated else contextlib.nullcontext()
     try:
         with scope:
             full_argv, added = _argv_for(argv, platform.get("server_device"))

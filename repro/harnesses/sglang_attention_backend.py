@@ -20,9 +20,10 @@ from repro.harnesses._drift import drift_report
 from repro.harnesses._fork import CHILD_TIMEOUT, run_forked
 from repro.harnesses._protocol import serve
 from repro.harnesses._scenarios import Scenario, build_scenarios
-from repro.vocabulary import PLATFORMS
+from repro.harnesses._simulate import DEVICES, SIMULATED
 
 NAME = "sglang_attention_backend"
+PLATFORMS = (*SIMULATED, "cpu", "real")
 LOG_LINES = 60
 # Failures in these steps are the harness's own (no shipped config for the model, the
 # stand-in runner could not be built), not evidence about the record.
@@ -44,7 +45,7 @@ def _platform(name: str, probe: dict[str, Any], versions: dict[str, str]) -> dic
     cuda = bool(probe.get("cuda_available"))
     info: dict[str, Any] = {
         "name": name,
-        "simulated": name in ("blackwell", "hopper"),
+        "simulated": name in SIMULATED,
         "device": probe.get("device"),
         "sm": probe.get("sm"),
         "cuda": probe.get("cuda"),
@@ -54,8 +55,10 @@ def _platform(name: str, probe: dict[str, Any], versions: dict[str, str]) -> dic
         "packages": versions,
         "cuda_available": cuda,
     }
-    if name in ("blackwell", "hopper"):
-        info["simulated_sm"] = 100 if name == "blackwell" else 90
+    if name in SIMULATED:
+        major, minor = DEVICES[name]["capability"]
+        info["simulated_sm"] = major * 10 + minor
+        info["simulated_device"] = DEVICES[name]["name"]
         info["server_device"] = "cuda"
     elif name == "cpu":
         info["server_device"] = "cpu"
@@ -98,9 +101,9 @@ def _run_scenario(
         elif (answer.get("error") or {}).get("stage") in HARNESS_STAGES:
             outcome = C.HARNESS_ERROR
         elif scenario.role == "trigger":
-            outcome = C.classify_trigger(answer.get("error"), record)
+            outcome = C.classify_trigger(answer.get("error"), record, plat["simulated"])
         else:
-            outcome = C.classify_fix(answer.get("error"), record)
+            outcome = C.classify_fix(answer.get("error"), record, plat["simulated"])
         answer["outcome"] = outcome
         attempts.append(answer)
     outcome, flaky = C.summarize([a["outcome"] for a in attempts])
@@ -124,33 +127,13 @@ def _run_scenario(
             result[key] = first[key]
     if "fork_error" in first:
         result["detail"] = first.get("detail")
-    if error and error.get("stage") == "construct" and outcome != C.REPRODUCED:
-        reason = C.needs_gpu(error)
-        if reason:
-            result["needs_gpu_because"] = reason
-    if plat["simulated"] and error and _reads_real_capability(error):
-        result["caveat"] = (
-            "the raising function reads get_device_capability() from torch, not the "
-            "simulated platform facts; on this machine that is (None, None), so this "
-            f"outcome says nothing about a real SM {plat['simulated_sm']} device"
+    if error and outcome == C.NEEDS_GPU:
+        result["needs_gpu_because"] = C.needs_gpu(error) or C.simulation_gap(
+            error, plat["simulated"]
         )
+    if error and outcome == C.HARNESS_ERROR:
+        result["harness_fault"] = C.harness_fault(error)
     return result
-
-
-def _reads_real_capability(error: dict[str, Any]) -> bool:
-    """Whether the function that raised calls ``get_device_capability`` (a real probe)."""
-    import ast
-
-    path = Path(str(error.get("file") or ""))
-    if not path.is_file() or not error.get("line"):
-        return False
-    source = path.read_text()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.FunctionDef) and node.name == error.get("function"):
-            if node.lineno <= error["line"] <= (node.end_lineno or node.lineno):
-                segment = ast.get_source_segment(source, node) or ""
-                return "get_device_capability(" in segment
-    return False
 
 
 def _public_error(error: dict[str, Any] | None) -> dict[str, Any] | None:

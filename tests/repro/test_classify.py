@@ -61,3 +61,41 @@ def test_name_from_guarded_gpu_import_needs_gpu(tmp_path, seed_record):
 def test_flakiness_is_disagreement_across_repeats():
     assert C.summarize([C.FIXED, C.FIXED, C.FIXED]) == (C.FIXED, False)
     assert C.summarize([C.FIXED, C.TIMEOUT, C.FIXED]) == (C.FIXED, True)
+
+
+def test_class_names_compare_short_and_qualified(seed_record):
+    oom = {"class": "OutOfMemoryError", "qualname": "torch.OutOfMemoryError"}
+    assert C.same_class(oom, "OutOfMemoryError")
+    assert C.same_class(oom, "torch.OutOfMemoryError")
+    cuda_oom = {"class": "OutOfMemoryError", "qualname": "torch.cuda.OutOfMemoryError"}
+    assert C.same_class(cuda_oom, "torch.OutOfMemoryError")
+    assert not C.same_class(oom, "jax.OutOfMemoryError")
+    assert not C.same_class(oom, "MemoryError")
+    record = {**seed_record, "errorClass": "builtins.ValueError"}
+    assert C.classify_trigger(_err(qualname="builtins.ValueError"), record) == C.REPRODUCED
+
+
+def test_harness_faults_are_never_a_verdict(seed_record):
+    stand_in = _err(cls="AttributeError", msg="'HarnessRunner' object has no attribute 'x'")
+    assert C.classify_fix(stand_in, seed_record) == C.HARNESS_ERROR
+    assert C.classify_trigger(stand_in, seed_record) == C.HARNESS_ERROR
+    own_code = _err(cls="KeyError", msg="'a'", file="/srv/errata/repro/harnesses/_sglang_steps.py")
+    assert C.classify_fix(own_code, seed_record) == C.HARNESS_ERROR
+
+
+def test_construction_on_a_simulated_platform_is_not_a_verdict(seed_record):
+    """A construct-stage error the simulation does not cover is NEEDS_GPU there, while
+    the factory guards in attention_registry.py (they read only simulated facts) count."""
+    deep = _err(
+        cls="TypeError",
+        msg="unsupported operand",
+        file="/env/site-packages/sglang/srt/layers/attention/flashattention_backend.py",
+    )
+    assert C.classify_fix(deep, seed_record, simulated=True) == C.NEEDS_GPU
+    assert C.classify_fix(deep, seed_record, simulated=False) == C.FIX_BREAKS
+    guard = _err(cls="AssertionError", msg="FlashAttention v3 Backend requires SM>=80 and SM<=90.")
+    assert C.classify_fix(guard, seed_record, simulated=True) == C.FIX_BREAKS
+    smi = _err(cls="RuntimeError", msg="nvidia-smi not found.", stage="resolve")
+    assert C.classify_fix(smi, seed_record, simulated=True) == C.NEEDS_GPU
+    for outcome in (C.FIX_BREAKS, C.FIX_FAILS):
+        assert C.classify_fix(deep, seed_record, simulated=True) != outcome

@@ -92,3 +92,14 @@ def test_missing_env_says_which_command_builds_it(tmp_path, monkeypatch):
     assert report["outcome"] == ENV_MISSING
     assert "python -m repro.envs.build sglang-0.5.23" in report["message"]
     json.dumps(report)  # plain data
+
+
+def test_a_harness_that_cannot_start_is_a_harness_error(tmp_path):
+    """A missing or non-executable interpreter still yields a report, not an exception."""
+    not_executable = tmp_path / "python"
+    not_executable.write_text("")
+    for python in (tmp_path / "missing" / "python", not_executable):
+        report = run_harness("x", "env", {}, python=python, timeout_s=5)
+        assert report["outcome"] == HARNESS_ERROR
+        assert "could not start" in report["message"]
+        json.dumps(report)

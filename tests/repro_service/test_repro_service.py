@@ -42,7 +42,11 @@ def test_run_stores_verdicts_shown_on_page_and_api(seeded, runner, client, sglan
     blackwell = runs["items"][1]
     assert blackwell["status"] == "done" and blackwell["simulated"] is True
     assert blackwell["drift"]["installed"]["line"] != 75  # moved since the record's commit
-    assert {f["backend"]: f["outcome"] for f in blackwell["fixes"]}["triton"] == "FIXED"
+    assert {f["backend"]: f["outcome"] for f in blackwell["fixes"]}["fa3"] == "FIX_BREAKS"
+    hopper_fixes = {f["backend"]: f["outcome"] for f in runs["items"][0]["fixes"]}
+    assert hopper_fixes["fa3"] == "NEEDS_GPU"  # FA3 is Hopper's normal backend: never broken
+    assert ".cache/errata" not in str(runs) and isinstance(blackwell["logTail"], str)
+    assert runs["items"][0]["expectedMismatch"] is None  # harnesses.json: DIFFERENT_ERROR
 
     record = client.get(f"/api/v1/records/{SEED}").get_json()
     assert record["repro"]["blackwell"]["trigger"] == "REPRODUCED"

@@ -1,0 +1,76 @@
+"""Explorer results (``data/repro-sweep/*.json``, written by ``python -m repro.explore``)
+linked to records by (repo, package-relative file, message), never by record id, so a
+record merged across releases still finds the raise site it describes."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+SWEEP_DIR = Path(__file__).resolve().parents[2] / "data" / "repro-sweep"
+
+
+def package_path(path: str) -> str:
+    """``python/sglang/srt/x.py`` and ``sglang/srt/x.py`` both become ``sglang/srt/x.py``."""
+    path = path.replace("\\", "/")
+    index = path.find("sglang/")
+    return path[index:] if index >= 0 else path
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, mtime: float) -> dict[str, Any]:
+    data = json.loads(Path(path).read_text())
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for site in data.get("sites", []):
+        by_file.setdefault(site["file"], []).append(site)
+    return {"meta": {k: v for k, v in data.items() if k != "sites"}, "by_file": by_file}
+
+
+def sweeps(directory: Path | None = None) -> list[dict[str, Any]]:
+    directory = directory or SWEEP_DIR
+    if not directory.is_dir():
+        return []
+    return [_load(str(p), p.stat().st_mtime) for p in sorted(directory.glob("*.json"))]
+
+
+def _matches(site: dict[str, Any], pattern: str, message: str) -> bool:
+    try:
+        if pattern and re.search(pattern, str(site.get("message") or "")):
+            return True
+    except re.error:
+        pass
+    template = str(site.get("template") or "")
+    return bool(template) and template.split("{}")[0].strip()[:40] in message
+
+
+def findings(
+    repo: str, file_path: str, pattern: str, message: str, directory: Path | None = None
+) -> list[dict[str, Any]]:
+    """Sweep sites for a record: same repo, same package file, message matches."""
+    out = []
+    target = package_path(file_path)
+    for sweep in sweeps(directory):
+        meta = sweep["meta"]
+        if meta.get("repo") != repo:
+            continue
+        for site in sweep["by_file"].get(target, []):
+            if _matches(site, pattern, message):
+                out.append({"upstream": f"sglang {meta.get('sglang_version')}", **site})
+    return out
+
+
+def coverage(directory: Path | None = None) -> list[dict[str, Any]]:
+    """Per sweep file: version, when, and coverage by area (for the matrix page)."""
+    return [
+        {
+            "upstream": f"sglang {s['meta'].get('sglang_version')}",
+            "generatedAt": s["meta"].get("generated_at"),
+            "durationS": s["meta"].get("duration_s"),
+            "runs": s["meta"].get("runs"),
+            **(s["meta"].get("coverage") or {}),
+        }
+        for s in sweeps(directory)
+    ]

@@ -1,0 +1,288 @@
+"""Explore the launch space: find raise sites, minimise their triggers, prove fixes.
+
+Imported inside the sglang environment. Every scenario runs sglang's real launch path
+(``repro.harnesses._sglang_steps.run_scenario``: parse -> ServerArgs post-init ->
+resolve/validate -> model config -> runner -> attention backend construction) in its
+own fork. A raise site is the innermost traceback frame, when that frame is sglang code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repro.explore._pool import run_all
+from repro.explore._space import Flag, alternatives, build_parser, flags, mutations
+from repro.harnesses import _classify as C
+from repro.harnesses._models import MODEL_CONFIGS_DIR
+from repro.harnesses._simulate import SIMULATED
+from repro.paths import public_path
+
+STAGES = ("parse", "model_lookup", "resolve", "publish", "runner_setup", "construct")
+LAUNCHED, SITE, GPU, HARNESS = "LAUNCHED", "SITE", "NEEDS_GPU", "HARNESS_ERROR"
+MAX_ALTERNATIVES = 5  # per flag: removed, and up to four other choices
+
+
+@dataclass(frozen=True)
+class Scenario:
+    platform: str
+    model: str  # directory name under data/model-configs
+    extra: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return json.dumps([self.platform, self.model, list(self.extra)])
+
+    def argv(self) -> list[str]:
+        return ["--model-path", str(MODEL_CONFIGS_DIR / self.model), *self.extra]
+
+    def command(self) -> str:
+        import shlex
+
+        device = "cuda" if self.platform in SIMULATED else "cpu"
+        args = ["--model-path", self.model, *self.extra, "--device", device]
+        return shlex.join(["python", "-m", "sglang.launch_server", *args])
+
+
+def _platform(name: str) -> dict[str, Any]:
+    simulated = name in SIMULATED
+    return {"name": name, "simulated": simulated, "server_device": "cuda" if simulated else "cpu"}
+
+
+def _job(scenario: Scenario) -> Any:
+    def run() -> dict[str, Any]:
+        from repro.harnesses._sglang_steps import run_scenario
+
+        return run_scenario(scenario.argv(), _platform(scenario.platform), "cpu")
+
+    return run
+
+
+def verdict(answer: dict[str, Any], simulated: bool) -> tuple[str, tuple[str, int] | None]:
+    """What one run did: launched, raised at an sglang site, needs a GPU, or harness."""
+    if "fork_error" in answer:
+        return HARNESS, None
+    error = answer.get("error")
+    if not error:
+        return LAUNCHED, None
+    if error.get("stage") in ("model_lookup", "runner_setup") or C.harness_fault(error):
+        return HARNESS, None
+    if C.needs_gpu(error) or C.simulation_gap(error, simulated):
+        return GPU, None
+    if not error.get("in_sglang"):
+        return HARNESS if error.get("stage") == "construct" else "EXTERNAL", None
+    return SITE, (public_path(str(error["file"])), int(error["line"]))
+
+
+def compact(answer: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        k: answer[k] for k in ("fork_error", "detail", "resolved_backends") if k in answer
+    }
+    error = answer.get("error")
+    if error:
+        keep = ("class", "qualname", "file", "line", "function", "stage", "in_sglang", "code")
+        out["error"] = {k: error.get(k) for k in keep}
+        out["error"]["file"] = public_path(str(error.get("file")))
+        out["error"]["message"] = public_path(str(error.get("message", "")))[:400]
+    else:
+        out["error"] = None
+    return out
+
+
+@dataclass
+class Explorer:
+    platforms: list[str]
+    models: list[str]
+    workers: int = 2
+    timeout_s: float = 20.0
+    cache_path: Path | None = None
+    cache: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sites: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    runs: int = 0
+    cached: int = 0
+
+    def __post_init__(self) -> None:
+        self.flag_list: list[Flag] = flags(build_parser())
+        self.by_name = {f.name: f for f in self.flag_list}
+        if self.cache_path and self.cache_path.is_file():
+            for line in self.cache_path.read_text().splitlines():
+                with_key = json.loads(line)
+                self.cache[with_key["key"]] = with_key["answer"]
+
+    # -- running ---------------------------------------------------------------
+    def run(self, scenarios: Iterable[Scenario]) -> dict[str, dict[str, Any]]:
+        """Answers for ``scenarios`` (cached ones are not re-run)."""
+        todo: dict[str, Scenario] = {}
+        out: dict[str, dict[str, Any]] = {}
+        for s in scenarios:
+            if s.key in self.cache:
+                out[s.key] = self.cache[s.key]
+                self.cached += 1
+            else:
+                todo[s.key] = s
+        sink = self.cache_path.open("a") if self.cache_path else None
+        try:
+            jobs = ((k, _job(s)) for k, s in todo.items())
+            for key, answer in run_all(jobs, self.workers, self.timeout_s):
+                small = compact(answer)
+                self.cache[key] = out[key] = small
+                self.runs += 1
+                if sink:
+                    sink.write(json.dumps({"key": key, "answer": small}) + "\n")
+                    sink.flush()
+        finally:
+            if sink:
+                sink.close()
+        return out
+
+    def note(self, scenario: Scenario, answer: dict[str, Any]) -> bool:
+        """Record a new site; True when it was not hit before."""
+        kind, site = verdict(answer, scenario.platform in SIMULATED)
+        if kind != SITE or site is None or site in self.sites:
+            return False
+        self.sites[site] = {"scenario": scenario, "error": answer["error"]}
+        return True
+
+    # -- searching -------------------------------------------------------------
+    def explore(self, deadline: float, pairs: int, seed: int = 0) -> None:
+        """Coverage-guided order: every single-flag move on the first platform and model;
+        then the moves that raised there on every other platform and model (a site's
+        neighbours); then the remaining moves elsewhere; then random two-flag pairs."""
+        moves = [tuple(m) for f in self.flag_list for m in mutations(f)]
+        model, platform = self.models[0], self.platforms[0]
+        hot: set[tuple[str, ...]] = set()
+        self._batch([Scenario(platform, model, m) for m in [(), *moves]], hot, deadline)
+        elsewhere = [(p, model) for p in self.platforms[1:]] + [
+            (p, m) for m in self.models[1:] for p in self.platforms
+        ]
+        bases = [Scenario(p, m, ()) for p, m in elsewhere]
+        first = [Scenario(p, m, mv) for mv in moves if mv in hot for p, m in elsewhere]
+        self._batch(bases + first, hot, deadline)
+        rest = [Scenario(p, m, mv) for p, m in elsewhere for mv in moves if mv not in hot]
+        self._batch(rest, hot, deadline)
+        rng = random.Random(seed)
+        clean = [m for m in moves if m not in hot]
+        combos = [
+            Scenario(platform, model, (*a, *b))
+            for a, b in (rng.sample(clean, 2) for _ in range(pairs if len(clean) > 1 else 0))
+        ]
+        self._batch(combos, hot, deadline)
+
+    def _batch(self, scenarios: list[Scenario], hot: set, deadline: float, chunk: int = 64) -> None:
+        for start in range(0, len(scenarios), chunk):
+            if time.monotonic() > deadline:
+                return
+            part = scenarios[start : start + chunk]
+            answers = self.run(part)
+            for s in part:
+                if verdict(answers[s.key], s.platform in SIMULATED)[0] == SITE:
+                    hot.add(s.extra)
+                self.note(s, answers[s.key])
+
+    # -- minimising and fixing ------------------------------------------------------
+    def fragments(self, extra: tuple[str, ...]) -> list[tuple[str, ...]]:
+        """Split argv into flag fragments (flag + its value, if any)."""
+        out: list[list[str]] = []
+        for token in extra:
+            if token.startswith("--"):
+                out.append([token])
+            elif out:
+                out[-1].append(token)
+        return [tuple(f) for f in out]
+
+    def minimize(self, site: tuple[str, int], scenario: Scenario) -> Scenario:
+        """Delta debugging over flag fragments: the smallest set still raising ``site``."""
+        frags = self.fragments(scenario.extra)
+        n = 2
+        while len(frags) >= 1:
+            size = max(1, len(frags) // n)
+            subsets = [frags[i : i + size] for i in range(0, len(frags), size)]
+            candidates = [[f for f in frags if f not in sub] for sub in subsets]  # complements
+            scen = [Scenario(scenario.platform, scenario.model, _join(c)) for c in candidates]
+            answers = self.run(scen)
+            hit = next(
+                (c for c, s in zip(candidates, scen, strict=True) if self._hits(s, answers, site)),
+                None,
+            )
+            if hit is not None:
+                frags = hit
+                n = max(n - 1, 2)
+                if not frags:
+                    break
+                continue
+            if size == 1:
+                break
+            n = min(len(frags), n * 2)
+        return Scenario(scenario.platform, scenario.model, _join(frags))
+
+    def _hits(self, s: Scenario, answers: dict[str, Any], site: tuple[str, int]) -> bool:
+        return verdict(answers[s.key], s.platform in SIMULATED)[1] == site
+
+    def fixes(self, site: tuple[str, int], trigger: Scenario, stage: str) -> list[dict[str, Any]]:
+        """Each flag of the trigger removed, or set to each of its other choices."""
+        frags = self.fragments(trigger.extra)
+        candidates: list[tuple[str, Scenario]] = []
+        for i, frag in enumerate(frags):
+            flag = self.by_name.get(frag[0]) or self.by_name.get("--" + frag[0][5:])
+            options = (alternatives(flag, list(frag)) if flag else [[]])[:MAX_ALTERNATIVES]
+            for alt in options:
+                rest = (
+                    [*frags[:i], tuple(alt), *frags[i + 1 :]] if alt else frags[:i] + frags[i + 1 :]
+                )
+                change = f"set {' '.join(alt)}" if alt else f"remove {' '.join(frag)}"
+                candidates.append((change, Scenario(trigger.platform, trigger.model, _join(rest))))
+        answers = self.run(s for _, s in candidates)
+        out = []
+        for change, s in candidates:
+            answer = answers[s.key]
+            kind, at = verdict(answer, s.platform in SIMULATED)
+            reached = (answer.get("error") or {}).get("stage")
+            if kind == LAUNCHED:
+                outcome = C.FIXED
+            elif at == site:
+                outcome = C.FIX_FAILS
+            elif kind == GPU and _later(reached, stage):
+                outcome = C.FIXED  # past the failing point; going further needs the GPU tier
+            elif kind in (GPU, HARNESS):
+                outcome = kind
+            else:
+                outcome = C.FIX_BREAKS
+            out.append(
+                {
+                    "change": change,
+                    "command": s.command(),
+                    "outcome": outcome,
+                    "reached": "launched" if kind == LAUNCHED else reached,
+                    "error": _brief(answer.get("error")) if kind != LAUNCHED else None,
+                }
+            )
+        return out
+
+
+def _later(reached: str | None, failed: str) -> bool:
+    order = {s: i for i, s in enumerate(STAGES)}
+    return order.get(reached or "", -1) > order.get(failed, 99)
+
+
+def _brief(error: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not error:
+        return None
+    return {k: error.get(k) for k in ("class", "message", "file", "line", "stage")}
+
+
+def _join(frags: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    return tuple(t for f in frags for t in f)
+
+
+def code_hash(root: Path) -> str:
+    """Hash of the harness code the answers depend on (a change invalidates the cache)."""
+    digest = hashlib.sha256()
+    for path in sorted([*root.glob("harnesses/_*.py"), *root.glob("explore/_*.py")]):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
