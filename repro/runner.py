@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from repro.envs import EnvMissingError, python_for
-from repro.vocabulary import RunOutcome
 from repro.paths import public_path, scrub
+from repro.vocabulary import RunOutcome
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TIMEOUT_S = 600.0

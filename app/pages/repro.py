@@ -11,7 +11,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.records.models import Record
 from app.repro import queries, services, sweep
-from app.repro.models import ReproLatest, ReproRun
+from app.repro.models import ReproRun
 from repro.vocabulary import STATUSES, Platform
 
 bp = Blueprint("repro", __name__)
