@@ -27,6 +27,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from app import api, errors, security
     from app.auth.cli import tokens_cli
+    from app.corpus.cli import corpus_cli
     from app.records import views as records_views
     from app.records.cli import records_cli
     from app.repro import views as repro_views
@@ -40,4 +41,5 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.cli.add_command(records_cli)
     app.cli.add_command(repro_cli)
     app.cli.add_command(tokens_cli)
+    app.cli.add_command(corpus_cli)
     return app

@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.drafts.extract import RaiseSite, raise_sites
+from app.drafts.extract import RaiseSite
 from app.drafts.records import build_record, default_path_prefix
+from app.drafts.scan import raise_sites
 from app.drafts.sources import iter_python_files
 
 
@@ -36,8 +37,9 @@ def iter_sites(source: Path) -> Iterator[tuple[str, list[str], RaiseSite]]:
         tree = parse_source(data)
         if tree is None:
             continue
-        lines = data.decode("utf-8", errors="replace").splitlines()
-        for site in sorted(raise_sites(tree), key=lambda s: s.line):
+        text = data.decode("utf-8", errors="replace")
+        lines = text.splitlines()
+        for site in sorted(raise_sites(tree, text), key=lambda s: s.line):
             yield path, lines, site
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.drafts.cli import draft_command
-from app.drafts.extract import Placeholder, normalise, raise_sites
+from app.drafts.extract import Placeholder, normalise
 from app.drafts.records import (
     default_path_prefix,
     error_type,
@@ -20,6 +20,7 @@ from app.drafts.records import (
     message_pattern,
     render_message,
 )
+from app.drafts.scan import raise_sites
 from app.drafts.services import draft_records, iter_sites
 from app.matching import MatchIndex, PatternEntry
 
