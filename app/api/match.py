@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from app.api.blueprint import bp
 from app.api.records import flag, record_href
 from app.api.schemas import MatchRequest
+from app.corpus.answers import FILTER_OVERFETCH, MatchFilters, keep, site_fields
 from app.errors import problem
 from app.extensions import db, limiter
 from app.matching import match_error
@@ -19,14 +20,20 @@ from app.repro.services import latest_verdicts
 MAX_TEXT_BYTES = 256 * 1024
 
 
-def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any]:
+def match_payload(
+    text: str, limit: int, compact: bool = False, filters: MatchFilters | None = None
+) -> dict[str, Any]:
     """Match ``text`` against the store and build the response body."""
+    filters = filters or MatchFilters()
     catalog = get_catalog(db.session, str(db.engine.url))
-    result = match_error(text, catalog.index, limit=limit)
-    ids = [m.record_id for m in result.matches]
+    fetch = max(limit, FILTER_OVERFETCH) if filters.any() else limit
+    result = match_error(text, catalog.index, limit=fetch)
+    allowed = set(keep(catalog, [m.record_id for m in result.matches], filters))
+    matches = [m for m in result.matches if m.record_id in allowed][:limit]
+    ids = [m.record_id for m in matches]
     verdicts = latest_verdicts(db.session, [i for i in ids if i in catalog.with_verdicts])
     items = []
-    for m in result.matches:
+    for m in matches:
         entry = catalog.index.get(m.record_id)
         if entry is None:
             continue
@@ -39,6 +46,7 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
             "solutions": catalog.solutions.get(entry.record_id, []),
             "href": record_href(entry.record_id),
             "repro": verdicts.get(entry.record_id) or None,
+            **site_fields(catalog, entry.record_id, filters.version),
         }
         if not compact:
             item["why"] = m.why.to_dict()
@@ -75,4 +83,5 @@ def match() -> Response:
         )
     if len(body.text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
         return problem(413, "Content Too Large", f"text is over {MAX_TEXT_BYTES} bytes.")
-    return jsonify(match_payload(body.text, body.limit, flag(request.args, "compact")))
+    filters = MatchFilters(body.repo, body.version, body.curated)
+    return jsonify(match_payload(body.text, body.limit, flag(request.args, "compact"), filters))

@@ -78,6 +78,16 @@ class MatchRequest(BaseModel):
         description="A message, a traceback or a log excerpt (at most 256 KiB)",
     )
     limit: int = Field(default=5, ge=1, le=50)
+    repo: str | None = Field(
+        default=None, max_length=201, description="Only records of this repo (OWNER/NAME)"
+    )
+    version: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=r"^[0-9A-Za-z.+-]+$",
+        description="The release the error came from: only sites present in it",
+    )
+    curated: bool | None = Field(default=None, description="Only curated (true) or drafts")
 
 
 class MatchWhy(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -48,6 +49,7 @@ def draft_records(
     repo: str,
     sha: str,
     *,
+    ref: str | None = None,
     path_prefix: str | None = None,
     analyzed_at: str | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -61,10 +63,22 @@ def draft_records(
             site,
             repo=repo,
             sha=sha,
+            ref=ref,
             path=prefix + path,
             source_lines=lines,
             analyzed_at=stamp,
         )
+
+
+def source_digest(source: Path) -> str:
+    """SHA-256 of a wheel file, or of a directory's Python files (paths and bytes)."""
+    digest = hashlib.sha256()
+    if source.is_file():
+        digest.update(source.read_bytes())
+        return digest.hexdigest()
+    for path, data in iter_python_files(source):
+        digest.update(path.encode() + b"\0" + data + b"\0")
+    return digest.hexdigest()
 
 
 def envelope(record: dict[str, Any], dataset_version: str) -> dict[str, Any]:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import select
 
+from app.corpus.history import Location, at_release, version_key
+from app.corpus.models import ExceptionClassDef, RecordLocation
 from app.db import DbSession
 from app.matching import MatchIndex, PatternEntry
+from app.matching.services import default_text_search
 from app.records.models import Record, RecordSolution
 from app.records.services import catalog_version
 from app.repro.models import ReproLatest
@@ -23,16 +26,78 @@ from app.repro.models import ReproLatest
 CHECK_INTERVAL = 2.0
 
 
+@dataclass(frozen=True, slots=True)
+class SiteFacts:
+    """Per record: repo, curated or draft, and where it is in each pinned release."""
+
+    repo: str
+    curated: bool
+    locations: tuple[Location, ...] = ()
+
+    @property
+    def releases(self) -> tuple[str, str] | None:
+        if not self.locations:
+            return None
+        return self.locations[0].release, self.locations[-1].release
+
+    def at(self, version: str | None) -> Location | None:
+        """The location at the user's release (or the newest before it); else the latest."""
+        if not self.locations:
+            return None
+        found = at_release(self.locations, version) if version else None
+        return found or self.locations[-1]
+
+    def fits(self, version: str) -> bool:
+        """Whether the site exists at `version` (inside its release range)."""
+        span = self.releases
+        if span is None:
+            return True
+        key = version_key(version)
+        return version_key(span[0]) <= key <= version_key(span[1])
+
+
 @dataclass(frozen=True)
 class Catalog:
-    """What a match answer needs, held in memory: the index and each record's solutions
-    (message and class are in the index's entries)."""
+    """What a match answer needs, held in memory: the index, each record's solutions
+    (message and class are in the index's entries), its site facts and the exception
+    classes the corpus packages define (name -> bases)."""
 
     index: MatchIndex
     solutions: dict[str, list[str]]
     # Records with a reproducer verdict (few: the harnessed ones), refreshed with each
     # freshness check, so a match only queries verdicts when it can find some.
     with_verdicts: frozenset[str] = frozenset()
+    sites: dict[str, SiteFacts] = field(default_factory=dict)
+    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def allowed(
+        self,
+        record_id: str,
+        *,
+        repo: str | None = None,
+        version: str | None = None,
+        curated: bool | None = None,
+    ) -> bool:
+        """Whether a record passes the match filters (repo, release, curated)."""
+        facts = self.sites.get(record_id)
+        if facts is None:
+            return repo is None and version is None and curated is not True
+        if repo is not None and facts.repo.lower() != repo.lower():
+            return False
+        if curated is not None and facts.curated != curated:
+            return False
+        return version is None or facts.fits(version)
+
+    def ancestors(self, name: str) -> tuple[str, ...]:
+        """An exception class's bases, transitively, nearest first (names as written)."""
+        out: list[str] = []
+        todo = [name.rsplit(".", 1)[-1]]
+        while todo and len(out) < 20:
+            for base in self.classes.get(todo.pop(0), ()):
+                if base not in out:
+                    out.append(base)
+                    todo.append(base.rsplit(".", 1)[-1])
+        return tuple(out)
 
 
 @dataclass
@@ -58,21 +123,65 @@ def build_catalog(session: DbSession) -> Catalog:
         )
     ):
         solutions.setdefault(record_id, []).append(text)
-    return Catalog(build_index(session), solutions)
+    sites = _site_facts(session)
+    index = build_index(session)
+    default_text_search(index)  # built now, not on the first request that falls back
+    classes: dict[str, tuple[str, ...]] = {}
+    for name, bases in session.execute(select(ExceptionClassDef.name, ExceptionClassDef.bases)):
+        classes[name] = tuple(bases)
+    return Catalog(index, solutions, sites=sites, classes=classes)
+
+
+def _site_facts(session: DbSession) -> dict[str, SiteFacts]:
+    located: dict[str, list[Location]] = {}
+    for rid, release, path, line, function in session.execute(
+        select(
+            RecordLocation.record_id,
+            RecordLocation.release,
+            RecordLocation.file_path,
+            RecordLocation.line_number,
+            RecordLocation.function,
+        ).order_by(RecordLocation.record_id, RecordLocation.position)
+    ):
+        located.setdefault(rid, []).append(Location(release, path, line, function))
+    out: dict[str, SiteFacts] = {}
+    for rid, repo, is_draft in session.execute(select(Record.id, Record.repo, Record.is_draft)):
+        out[rid] = SiteFacts(repo, not is_draft, tuple(located.get(rid, ())))
+    return out
 
 
 def build_index(session: DbSession) -> MatchIndex:
-    rows = session.execute(
-        select(
-            Record.id,
-            Record.message_pattern,
-            Record.error_class,
-            Record.file_path,
-            Record.line_number,
-            Record.error_message,
+    """Every record's current pattern, plus each older wording of its raise site (the
+    same record id, at the file and line of the release that had it)."""
+    current = [
+        PatternEntry(*row)
+        for row in session.execute(
+            select(
+                Record.id,
+                Record.message_pattern,
+                Record.error_class,
+                Record.file_path,
+                Record.line_number,
+                Record.error_message,
+            )
         )
-    )
-    return MatchIndex(PatternEntry(*row) for row in rows)
+    ]
+    patterns = {e.record_id: e.pattern for e in current}
+    classes = {e.record_id: e.error_class for e in current}
+    older: dict[tuple[str, str], PatternEntry] = {}
+    for rid, pattern, path, line, message in session.execute(
+        select(
+            RecordLocation.record_id,
+            RecordLocation.message_pattern,
+            RecordLocation.file_path,
+            RecordLocation.line_number,
+            RecordLocation.error_message,
+        ).order_by(RecordLocation.record_id, RecordLocation.position)
+    ):
+        if rid in patterns and pattern != patterns[rid]:
+            older[(rid, pattern)] = PatternEntry(rid, pattern, classes[rid], path, line, message)
+    # Older wordings first: the index keeps the last entry per id as the record's own.
+    return MatchIndex([*older.values(), *current])
 
 
 def get_catalog(session: DbSession, key: str) -> Catalog:

@@ -9,6 +9,7 @@ from werkzeug.datastructures import MultiDict
 
 from app.api.match import MAX_TEXT_BYTES, match_limit, match_payload
 from app.api.records import BadParameter, parse_query, search_limit
+from app.corpus.answers import match_filters
 from app.extensions import db, limiter
 from app.records import presenters, queries, services
 from app.records.schemas import SEVERITIES
@@ -98,6 +99,7 @@ def match_page() -> str | tuple[str, int]:
     if request.method == "POST":
         verify_csrf()
     text = request.form.get("text", "") if request.method == "POST" else ""
+    filters = match_filters(request.form if request.method == "POST" else request.args)
     result = None
     status = 200
     error = None
@@ -107,8 +109,11 @@ def match_page() -> str | tuple[str, int]:
         elif len(text.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
             error, status = f"That is over {MAX_TEXT_BYTES // 1024} KiB; paste less.", 413
         else:
-            result = match_payload(text, limit=10)
-    return render_template("match.html", text=text, result=result, error=error), status
+            result = match_payload(text, limit=10, filters=filters)
+    return (
+        render_template("match.html", text=text, result=result, error=error, filters=filters),
+        status,
+    )
 
 
 @bp.get("/pygments.css")
