@@ -9,9 +9,12 @@ from flask.typing import ResponseReturnValue
 from werkzeug.datastructures import MultiDict
 
 from app.api.blueprint import bp
+from app.corpus.answers import site_fields
+from app.corpus.services import site_view
 from app.errors import problem
 from app.extensions import db, limiter
 from app.records import queries, services
+from app.records.match_index import Catalog, get_catalog
 from app.records.models import Record
 from app.repro.services import latest_verdicts
 
@@ -42,6 +45,7 @@ def record_payload(
             "severity": row.severity,
             "solutions": [s.text for s in row.solutions],
             "href": record_href(row.id),
+            **site_fields(_catalog(), row.id, request.args.get("version")),
         }
     body = services.record_to_dict(row)
     body["datasetVersion"] = row.dataset_version
@@ -52,7 +56,13 @@ def record_payload(
         "github": row.github_url,
     }
     body["repro"] = repro or None
+    site = site_view(db.session, row.id)
+    body["site"] = None if site is None else site.to_dict()
     return body
+
+
+def _catalog() -> Catalog:
+    return get_catalog(db.session, str(db.engine.url))
 
 
 def flag(args: MultiDict[str, str], name: str) -> bool:
@@ -155,8 +165,10 @@ def search_records() -> Response:
     if not query.q.strip():
         raise BadParameter("q is required.")
     result = queries.find(db.session, query, with_lists=False)
+    catalog = _catalog()
     items = [
         {
+            **site_fields(catalog, r.id, request.args.get("version")),
             "id": r.id,
             "score": round(result.scores.get(r.id, 0.0), 4),
             "errorClass": r.error_class,

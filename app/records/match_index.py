@@ -12,11 +12,14 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 
+from flask import Flask
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.corpus.history import Location, at_release, version_key
 from app.corpus.models import ExceptionClassDef, RecordLocation
 from app.db import DbSession
+from app.extensions import db
 from app.matching import MatchIndex, PatternEntry
 from app.matching.services import default_text_search
 from app.records.models import Record, RecordSolution
@@ -194,7 +197,11 @@ def get_catalog(session: DbSession, key: str) -> Catalog:
         cached = _cache.get(key)
         signature = _signature(session)
         with_verdicts = frozenset(session.scalars(select(ReproLatest.record_id).distinct()))
-        if cached is None or cached.signature != signature:
+        if cached is not None and cached.signature != signature and _server.app is not None:
+            _rebuild_in_background(key, signature)
+            cached.catalog = replace(cached.catalog, with_verdicts=with_verdicts)
+            cached.checked_at = now
+        elif cached is None or cached.signature != signature:
             catalog = replace(build_catalog(session), with_verdicts=with_verdicts)
             cached = _Cached(catalog, signature, now)
             _cache[key] = cached
@@ -202,6 +209,56 @@ def get_catalog(session: DbSession, key: str) -> Catalog:
             cached.catalog = replace(cached.catalog, with_verdicts=with_verdicts)
             cached.checked_at = now
         return cached.catalog
+
+
+@dataclass
+class _Server:
+    """Set by `warm`: in a serving worker, a changed catalog is rebuilt off the request
+    path (requests keep the previous one until the new one is ready)."""
+
+    app: Flask | None = None
+    building: set[str] = field(default_factory=set)
+
+
+_server = _Server()
+
+
+def warm(app: Flask) -> None:
+    """Build the catalog now, when a worker starts, not on its first request."""
+    with app.app_context():
+        try:
+            get_catalog(db.session, str(db.engine.url))
+        except SQLAlchemyError as exc:
+            app.logger.warning("match index not built at start: %s", str(exc).splitlines()[0])
+        finally:
+            db.session.remove()
+    _server.app = app
+
+
+def _rebuild_in_background(key: str, signature: int) -> None:
+    app = _server.app
+    if app is None or key in _server.building:
+        return
+    _server.building.add(key)
+
+    def run() -> None:
+        try:
+            with app.app_context():
+                try:
+                    with_verdicts = frozenset(
+                        db.session.scalars(select(ReproLatest.record_id).distinct())
+                    )
+                    catalog = replace(build_catalog(db.session), with_verdicts=with_verdicts)
+                finally:
+                    db.session.remove()
+            with _lock:
+                _cache[key] = _Cached(catalog, signature, time.monotonic())
+        except SQLAlchemyError as exc:
+            app.logger.warning("match index rebuild failed: %s", str(exc).splitlines()[0])
+        finally:
+            _server.building.discard(key)
+
+    threading.Thread(target=run, name="errata-catalog", daemon=True).start()
 
 
 def forget() -> None:

@@ -10,6 +10,7 @@ from werkzeug.datastructures import MultiDict
 from app.api.match import MAX_TEXT_BYTES, match_limit, match_payload
 from app.api.records import BadParameter, parse_query, search_limit
 from app.corpus.answers import match_filters
+from app.corpus.services import site_view
 from app.extensions import db, limiter
 from app.records import presenters, queries, services
 from app.records.schemas import SEVERITIES
@@ -90,6 +91,7 @@ def record_page(record_id: str) -> str:
         source=source,
         fix=presenters.split_example_fix(row.example_fix),
         code_html=presenters.code_html,
+        site=site_view(db.session, row.id),
     )
 
 
