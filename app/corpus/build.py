@@ -27,7 +27,7 @@ from app.drafts.sources import iter_python_files
 
 # Bump DRAFTER_VERSION when the drafter changes what a release yields (re-drafts every
 # release), FORMAT_VERSION when the merge or the corpus lines change.
-DRAFTER_VERSION = "3"
+DRAFTER_VERSION = "4"
 FORMAT_VERSION = "1"
 ANALYZED_AT = "2026-12-02T00:00:00.000Z"
 

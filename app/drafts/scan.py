@@ -102,6 +102,8 @@ def _implicit(node: ast.expr, source: str | None) -> str | None:
 def _negate(test: ast.expr) -> str:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _source(test.operand)
+    if isinstance(test, ast.Name | ast.Attribute | ast.Call | ast.Subscript | ast.Constant):
+        return f"not {_source(test)}"
     return f"not ({_source(test)})"
 
 
@@ -253,7 +255,32 @@ class _Scanner:
     def _message(self, arg: ast.expr, line: int, func: _Function) -> tuple[list[Part] | None, str]:
         if isinstance(arg, ast.Name):
             return self._variable(arg.id, line, func), FORM_VARIABLE
-        return message_parts(arg), _message_form(arg, self.source)
+        form = _message_form(arg, self.source)
+        return message_parts(self._inline(arg, line, func)), form
+
+    def _inline(self, node: ast.expr, line: int, func: _Function) -> ast.expr:
+        """`fmt % args` / `fmt.format(...)` with `fmt` a variable holding one literal."""
+        if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Name):
+            literal = self._literal(node.left.id, line, func)
+            if literal is not None:
+                return ast.BinOp(ast.Constant(literal), node.op, node.right)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Name)
+        ):
+            literal = self._literal(node.func.value.id, line, func)
+            if literal is not None:
+                func_node = ast.Attribute(ast.Constant(literal), "format", ast.Load())
+                return ast.Call(func_node, node.args, node.keywords)
+        return node
+
+    def _literal(self, name: str, line: int, func: _Function) -> str | None:
+        parts = self._variable(name, line, func)
+        if parts is not None and len(parts) == 1 and isinstance(parts[0], str):
+            return parts[0]
+        return None
 
     def _assert(self, stmt: ast.Assert, func: _Function, conds: list[_Cond]) -> None:
         raw = None if stmt.msg is None else self._message(stmt.msg, stmt.lineno, func)[0]
