@@ -62,7 +62,7 @@ class ExceptionClass:
     line: int
 
 
-_Cond = tuple[str, ast.expr]
+_Cond = tuple[bool, ast.expr]  # (negated, test): rendered only for sites that use it
 
 
 @dataclass(slots=True)
@@ -105,6 +105,11 @@ def _negate(test: ast.expr) -> str:
     if isinstance(test, ast.Name | ast.Attribute | ast.Call | ast.Subscript | ast.Constant):
         return f"not {_source(test)}"
     return f"not ({_source(test)})"
+
+
+def _condition(conds: list[_Cond]) -> str | None:
+    texts = [_negate(test) if negated else _source(test) for negated, test in conds]
+    return " and ".join(f"({t})" if len(texts) > 1 else t for t in texts) or None
 
 
 def _source(node: ast.expr) -> str:
@@ -168,8 +173,8 @@ class _Scanner:
         if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
             self._assign(stmt, func)
         if isinstance(stmt, ast.If):
-            self._body(stmt.body, scope, func, [*conds, (_source(stmt.test), stmt.test)])
-            self._body(stmt.orelse, scope, func, [*conds, (_negate(stmt.test), stmt.test)])
+            self._body(stmt.body, scope, func, [*conds, (False, stmt.test)])
+            self._body(stmt.orelse, scope, func, [*conds, (True, stmt.test)])
             return
         if isinstance(stmt, ast.Raise):
             self._raise(stmt, func, conds)
@@ -227,9 +232,9 @@ class _Scanner:
                 stmt.end_lineno or stmt.lineno,
                 form=form,
                 function=func.name,
-                condition=" and ".join(f"({c})" if len(conds) > 1 else c for c, _ in conds) or None,
-                docstring=_docstring(func.node),
-                reads=_reads([node for _, node in conds]),
+                condition=_condition(conds) if parts else None,
+                docstring=_docstring(func.node) if parts else None,
+                reads=_reads([node for _, node in conds]) if parts else (),
                 chained=chained,
             )
         )
@@ -284,7 +289,7 @@ class _Scanner:
 
     def _assert(self, stmt: ast.Assert, func: _Function, conds: list[_Cond]) -> None:
         raw = None if stmt.msg is None else self._message(stmt.msg, stmt.lineno, func)[0]
-        guard = (_negate(stmt.test), stmt.test)
+        guard = (True, stmt.test)
         self._site(stmt, "AssertionError", raw, FORM_ASSERT, func, [*conds, guard])
 
 
