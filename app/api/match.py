@@ -10,7 +10,15 @@ from pydantic import ValidationError
 from app.api.blueprint import bp
 from app.api.records import flag, record_href
 from app.api.schemas import MatchRequest
-from app.corpus.answers import FILTER_OVERFETCH, MatchFilters, keep, site_fields
+from app.corpus.answers import (
+    FILTER_OVERFETCH,
+    MatchFilters,
+    evidence_fields,
+    keep,
+    site_fields,
+    traceback_evidence,
+    user_release,
+)
 from app.errors import problem
 from app.extensions import db, limiter
 from app.matching import match_error
@@ -31,6 +39,7 @@ def match_payload(
     allowed = set(keep(catalog, [m.record_id for m in result.matches], filters))
     matches = [m for m in result.matches if m.record_id in allowed][:limit]
     ids = [m.record_id for m in matches]
+    evidence = traceback_evidence(catalog, result.parsed)
     verdicts = latest_verdicts(db.session, [i for i in ids if i in catalog.with_verdicts])
     items = []
     for m in matches:
@@ -46,12 +55,17 @@ def match_payload(
             "solutions": catalog.solutions.get(entry.record_id, []),
             "href": record_href(entry.record_id),
             "repro": verdicts.get(entry.record_id) or None,
-            **site_fields(catalog, entry.record_id, filters.version),
+            **site_fields(
+                catalog, entry.record_id, user_release(catalog, entry, filters, evidence)
+            ),
         }
         if not compact:
             item["why"] = m.why.to_dict()
         items.append(item)
     body: dict[str, Any] = {"matches": items, "fallback": result.fallback}
+    body.update(
+        evidence_fields(catalog, evidence, record_href, bool(items) and not result.fallback)
+    )
     if not compact:
         body["parsed"] = result.parsed.to_dict()
     return body

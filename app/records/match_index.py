@@ -16,6 +16,7 @@ from flask import Flask
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.corpus.evidence import FrameIndex
 from app.corpus.history import Location, at_release, version_key
 from app.corpus.models import ExceptionClassDef, RecordLocation
 from app.db import DbSession
@@ -72,6 +73,7 @@ class Catalog:
     with_verdicts: frozenset[str] = frozenset()
     sites: dict[str, SiteFacts] = field(default_factory=dict)
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    frames: FrameIndex = field(default_factory=lambda: FrameIndex({}, {}))
 
     def allowed(
         self,
@@ -126,31 +128,43 @@ def build_catalog(session: DbSession) -> Catalog:
         )
     ):
         solutions.setdefault(record_id, []).append(text)
-    sites = _site_facts(session)
+    sites, bases = _site_facts(session)
     index = build_index(session)
     default_text_search(index)  # built now, not on the first request that falls back
     classes: dict[str, tuple[str, ...]] = {}
-    for name, bases in session.execute(select(ExceptionClassDef.name, ExceptionClassDef.bases)):
-        classes[name] = tuple(bases)
-    return Catalog(index, solutions, sites=sites, classes=classes)
+    for name, parents in session.execute(select(ExceptionClassDef.name, ExceptionClassDef.bases)):
+        classes[name] = tuple(parents)
+    frames = FrameIndex.build(sites, bases)
+    return Catalog(index, solutions, sites=sites, classes=classes, frames=frames)
 
 
-def _site_facts(session: DbSession) -> dict[str, SiteFacts]:
+def _site_facts(
+    session: DbSession,
+) -> tuple[dict[str, SiteFacts], dict[tuple[str, str], str]]:
+    """Each record's facts, and each (repo, release)'s GitHub `.../blob/<tag>/` prefix."""
+    records = list(session.execute(select(Record.id, Record.repo, Record.is_draft)))
+    repos = {rid: repo for rid, repo, _ in records}
     located: dict[str, list[Location]] = {}
-    for rid, release, path, line, function in session.execute(
+    bases: dict[tuple[str, str], str] = {}
+    for rid, release, path, line, function, url in session.execute(
         select(
             RecordLocation.record_id,
             RecordLocation.release,
             RecordLocation.file_path,
             RecordLocation.line_number,
             RecordLocation.function,
+            RecordLocation.github_url,
         ).order_by(RecordLocation.record_id, RecordLocation.position)
     ):
         located.setdefault(rid, []).append(Location(release, path, line, function))
-    out: dict[str, SiteFacts] = {}
-    for rid, repo, is_draft in session.execute(select(Record.id, Record.repo, Record.is_draft)):
-        out[rid] = SiteFacts(repo, not is_draft, tuple(located.get(rid, ())))
-    return out
+        key = (repos.get(rid, ""), release)
+        if key not in bases:
+            bases[key] = url.split("#", 1)[0].removesuffix(path)
+    out = {
+        rid: SiteFacts(repo, not is_draft, tuple(located.get(rid, ())))
+        for rid, repo, is_draft in records
+    }
+    return out, bases
 
 
 def build_index(session: DbSession) -> MatchIndex:

@@ -103,3 +103,30 @@ def test_record_page_shows_the_history_and_derived_why(built, client):
     page = client.get(f"/records/{body['matches'][0]['id']}").get_data(as_text=True)
     assert "Across releases" in page and "derived from the code, not curated" in page
     assert "raised in 0.4.3 – 0.4.6" in page
+
+
+FRAMES_043 = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/lib/python3/dist-packages/sglang/bench_serving.py", line 151, '
+    "in async_request_openai_completions\n"
+    '    data = response["choices"]\n'
+    "KeyError: 'choices'\n"
+)
+
+
+def test_frames_say_which_release_and_what_the_function_raises(built, client):
+    body = client.post("/api/v1/match", json={"text": FRAMES_043}).get_json()
+    evidence = body["evidence"]
+    assert evidence["fits"]["sgl-project/sglang"]["releases"] == ["0.4.3"]
+    frame = evidence["frame"]
+    assert frame["release"] == "0.4.3" and frame["atRaiseSite"] is True
+    assert frame["githubUrl"] == (
+        "https://github.com/sgl-project/sglang/blob/v0.4.3/python/sglang/bench_serving.py#L151"
+    )
+    assert any(
+        r["errorMessage"].startswith("OpenAI Completions API URL")
+        for r in frame["recordsInFunction"]
+    )
+    assert "the frames fit sgl-project/sglang 0.4.3 (of the pinned releases)" in body["notes"]
+    unknown = client.post("/api/v1/match", json={"text": "KeyError: 'zzz'"}).get_json()
+    assert unknown["notes"][0] == "no record's message pattern matches this error"
