@@ -11,7 +11,7 @@ from flask.cli import AppGroup
 
 from app.corpus.build import build_corpus
 from app.corpus.fetch import FetchError, cache_dir
-from app.corpus.load import LoadError, current_digest, load_corpus
+from app.corpus.load import LoadError, current_digest, load_corpus, load_digest
 from app.corpus.pins import DEFAULT_PINS, PinError, load_pins
 from app.extensions import db
 from app.records.cli import require_schema
@@ -56,14 +56,15 @@ def build_command(pins: Path, only: tuple[str, ...], no_load: bool, force: bool)
     click.echo(f"  {built.path}", err=True)
     if no_load:
         return
-    if not force and current_digest(db.session) == built.digest:
+    digest = load_digest(db.session, built.digest)
+    if not force and current_digest(db.session) == digest:
         click.echo("corpus already loaded: nothing to do")
         return
     meta = json.loads(built.meta_path.read_text())
     with click.progressbar(length=built.records, label="loading", file=sys.stderr) as bar:
         try:
             stats = load_corpus(
-                db.session, built.path, meta, built.digest, force=force, progress=bar.update
+                db.session, built.path, meta, digest, force=force, progress=bar.update
             )
             db.session.commit()
         except LoadError as exc:

@@ -10,6 +10,7 @@ that site, so one site gives one result. Loading the same corpus twice is a no-o
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -88,6 +89,13 @@ def curated_for(line: dict[str, Any], curated: dict[str, list[tuple[str, str, st
 def current_digest(session: DbSession) -> str | None:
     state = session.get(CorpusState, 1)
     return state.digest if state is not None else None
+
+
+def load_digest(session: DbSession, corpus_digest: str) -> str:
+    """The corpus digest combined with the curated record ids (a newly imported curated
+    record must attach to its site, so the corpus is loaded again)."""
+    ids = sorted(session.scalars(select(Record.id).where(Record.is_draft.is_(False))))
+    return hashlib.sha256("\n".join([corpus_digest, *ids]).encode()).hexdigest()
 
 
 def load_corpus(

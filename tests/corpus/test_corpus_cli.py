@@ -130,3 +130,27 @@ def test_frames_say_which_release_and_what_the_function_raises(built, client):
     assert "the frames fit sgl-project/sglang 0.4.3 (of the pinned releases)" in body["notes"]
     unknown = client.post("/api/v1/match", json={"text": "KeyError: 'zzz'"}).get_json()
     assert unknown["notes"][0] == "no record's message pattern matches this error"
+
+
+def test_a_curated_record_imported_later_takes_over_its_site(
+    built, client, tmp_path, seed_envelope
+):
+    runner, pins = built
+    text = "AssertionError: OpenAI Completions API URL must end with 'completions'."
+    before = client.post("/api/v1/match", json={"text": text}).get_json()["matches"]
+    assert [m["curated"] for m in before] == [False]
+    later = make_envelope(
+        seed_envelope,
+        "c0ffee0000000002",
+        filePath="python/sglang/bench_serving.py",
+        errorClass="AssertionError",
+        errorMessage="OpenAI Completions API URL must end with 'completions'.",
+        messagePattern=r"OpenAI Completions API URL must end with 'completions'\.",
+    )
+    import_envelopes(runner, tmp_path / "later.jsonl", [later])
+    again = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert again.exit_code == 0, again.output
+    assert "2 attached to curated records, 1 removed" in again.output
+    after = client.post("/api/v1/match", json={"text": text}).get_json()["matches"]
+    assert [(m["id"], m["curated"]) for m in after] == [("c0ffee0000000002", True)]
+    assert client.get(f"/api/v1/records/{before[0]['id']}").status_code == 404
