@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from sys import intern
 
 from flask import Flask
 from sqlalchemy import select
@@ -156,6 +157,8 @@ def _site_facts(
             RecordLocation.github_url,
         ).order_by(RecordLocation.record_id, RecordLocation.position)
     ):
+        # Paths, functions and releases repeat across rows: share one string for each.
+        release, path, function = intern(release), intern(path), intern(function)
         located.setdefault(rid, []).append(Location(release, path, line, function))
         key = (repos.get(rid, ""), release)
         if key not in bases:
@@ -237,8 +240,20 @@ class _Server:
 _server = _Server()
 
 
-def warm(app: Flask) -> None:
-    """Build the catalog now, when a worker starts, not on its first request."""
+def warm(app: Flask, wait: bool = False) -> None:
+    """Start building the catalog as a worker starts, not on its first request.
+
+    The build runs in a thread so a slow build cannot trip the server's worker-boot
+    timeout; a request that arrives meanwhile waits for it instead of building again.
+    """
+    _server.app = app
+    thread = threading.Thread(target=_build_at_start, args=(app,), name="errata-warm", daemon=True)
+    thread.start()
+    if wait:
+        thread.join()
+
+
+def _build_at_start(app: Flask) -> None:
     with app.app_context():
         try:
             get_catalog(db.session, str(db.engine.url))
@@ -246,7 +261,6 @@ def warm(app: Flask) -> None:
             app.logger.warning("match index not built at start: %s", str(exc).splitlines()[0])
         finally:
             db.session.remove()
-    _server.app = app
 
 
 def _rebuild_in_background(key: str, signature: int) -> None:
