@@ -26,9 +26,28 @@ class RecordOut(RecordV2):
     repro: dict[str, Any] | None = Field(
         default=None, description="Latest reproducer verdicts per platform, if any run"
     )
+    site: dict[str, Any] | None = Field(
+        default=None,
+        description="The raise site across pinned releases: summary, per-release locations "
+        "and the code-derived, machine-extracted 'why it fired'",
+    )
 
 
-class RecordCompact(BaseModel):
+class SiteFields(BaseModel):
+    """Where a result stands: curated or draft, repo, release range, file and line."""
+
+    curated: bool = False
+    repo: str | None = None
+    releases: dict[str, str] | None = Field(
+        default=None, description="{first, last}: the pinned releases that have the site"
+    )
+    at: dict[str, Any] | None = Field(
+        default=None,
+        description="{release, filePath, lineNumber} at the user's release (or the newest)",
+    )
+
+
+class RecordCompact(SiteFields):
     """``compact=1``: what a plugin or an agent needs to show a hint."""
 
     id: str
@@ -53,7 +72,7 @@ class RecordPage(BaseModel):
     facets: dict[str, list[FacetValue]] | None = None
 
 
-class SearchHit(BaseModel):
+class SearchHit(SiteFields):
     id: str
     score: float
     errorClass: str
@@ -102,7 +121,7 @@ class MatchWhy(BaseModel):
     classAgrees: bool | None = None
 
 
-class MatchItem(BaseModel):
+class MatchItem(SiteFields):
     id: str
     kind: Literal["pattern", "text"]
     score: float
@@ -119,6 +138,11 @@ class MatchResponse(BaseModel):
         default=None, description="What was read from the text: exceptions and frames"
     )
     matches: list[MatchItem]
+    evidence: dict[str, Any] | None = Field(
+        default=None,
+        description="What the traceback frames say: releases they fit, innermost known frame",
+    )
+    notes: list[str] = Field(default_factory=list, description="What is known and what is not")
 
 
 class Problem(BaseModel):
