@@ -50,11 +50,14 @@ def corpus_digest(pins: Pins) -> str:
 
 
 def _release_draft(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
-    path = cache / "drafts" / f"{release.sha256[:20]}-v{DRAFTER_VERSION}.json.gz"
+    scope = ""
+    if release.exclude:  # what is scanned is part of the key
+        scope = "-" + hashlib.sha256("\n".join(release.exclude).encode()).hexdigest()[:8]
+    path = cache / "drafts" / f"{release.sha256[:20]}-v{DRAFTER_VERSION}{scope}.json.gz"
     if path.exists():
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             return ReleaseDraft.from_dict(json.load(fh))
-    draft = draft_release(wheel, release.path_prefix, release.include)
+    draft = draft_release(wheel, release.path_prefix, release.include, release.exclude)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     with gzip.open(tmp, "wt", encoding="utf-8") as fh:

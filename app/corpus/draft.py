@@ -16,6 +16,7 @@ from app.drafts.services import parse_source
 from app.drafts.sources import iter_python_files
 
 SERVER_ARGS_FILE = "sglang/srt/server_args.py"
+MAX_FILE_BYTES = 1024 * 1024
 _ARGS_BASES = ("server_args", "args")
 
 
@@ -82,15 +83,24 @@ def to_parts(data: list[Any]) -> tuple[str | Placeholder, ...]:
     return tuple(p if isinstance(p, str) else Placeholder(p["p"]) for p in data)
 
 
-def draft_release(source: Path, prefix: str = "", include: tuple[str, ...] = ()) -> ReleaseDraft:
-    """Scan a wheel or package directory (only paths under `include`, if given)."""
+def draft_release(
+    source: Path,
+    prefix: str = "",
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+) -> ReleaseDraft:
+    """Scan a wheel or package directory: paths under `include` (if given), not under
+    `exclude`, not tests, and no file over `MAX_FILE_BYTES` (generated kernels)."""
     out = ReleaseDraft()
     forms: Counter[str] = Counter()
     drafted: Counter[str] = Counter()
     files = [
         (path, data)
         for path, data in iter_python_files(source)
-        if (not include or path.startswith(include)) and "/tests/" not in f"/{path}"
+        if (not include or path.startswith(include))
+        and not (exclude and path.startswith(exclude))
+        and "/tests/" not in f"/{path}"
+        and len(data) <= MAX_FILE_BYTES
     ]
     fields: frozenset[str] = frozenset()
     for path, data in files:

@@ -27,6 +27,7 @@ class Release:
     sha256: str
     path_prefix: str
     include: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -74,6 +75,7 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
         repo = _str(pkg, "repo", where)
         tag_format = pkg.get("tagFormat", "v{version}")
         include = tuple(pkg.get("include", []))
+        exclude = tuple(pkg.get("exclude", []))
         for j, rel in enumerate(pkg["releases"]):
             rwhere = f"{where}.releases[{j}]"
             if not isinstance(rel, dict):
@@ -92,6 +94,7 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
                     sha256=sha,
                     path_prefix=str(pkg.get("pathPrefix", "")),
                     include=include,
+                    exclude=exclude,
                 )
             )
     if only and not releases:
