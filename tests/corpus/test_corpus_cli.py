@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.records.match_index import forget
 from tests.conftest import import_envelopes, make_envelope
 from tests.corpus.wheels import small_pins
 
@@ -151,6 +152,7 @@ def test_a_curated_record_imported_later_takes_over_its_site(
     again = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
     assert again.exit_code == 0, again.output
     assert "2 attached to curated records, 1 removed" in again.output
+    forget()  # the catalog is rechecked at most every 2 s; do not wait for it
     after = client.post("/api/v1/match", json={"text": text}).get_json()["matches"]
     assert [(m["id"], m["curated"]) for m in after] == [("c0ffee0000000002", True)]
     assert client.get(f"/api/v1/records/{before[0]['id']}").status_code == 404
