@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 export FLASK_APP := app:create_app
 
 .DEFAULT_GOAL := help
-.PHONY: help install migrate import serve run test pytest lint format typecheck clean browser-deps repro-env docker-base repro-sweep
+.PHONY: help install migrate import corpus serve run test pytest lint format typecheck clean browser-deps repro-env docker-base repro-sweep
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -30,10 +30,13 @@ import: migrate ## Import every dataset file in data/records/ and link records t
 	$(BIN)/flask records import data/records/*.jsonl
 	$(BIN)/flask repro links
 
-serve: ## Serve on http://$(HOST):$(PORT) with gunicorn (no setup)
-	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $${WEB_CONCURRENCY:-2} --access-logfile - 'app:create_app()'
+corpus: import ## Build (cached under ~/.cache/errata) and load the pinned corpus: sglang releases + dependencies
+	$(BIN)/flask corpus build
 
-run: import serve ## Set up, migrate, import data/records/ and serve on http://127.0.0.1:$(PORT)
+serve: ## Serve on http://$(HOST):$(PORT) with gunicorn (no setup)
+	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $${WEB_CONCURRENCY:-2} --access-logfile - app.wsgi:app
+
+run: corpus serve ## Set up, migrate, import data/records/ and serve on http://127.0.0.1:$(PORT)
 
 lint: install ## ruff check + ruff format --check + import contracts (pyproject.toml)
 	$(BIN)/ruff check .

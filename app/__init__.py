@@ -27,6 +27,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from app import api, errors, security
     from app.auth.cli import tokens_cli
+    from app.corpus.cli import corpus_cli
     from app.jobs import cli as jobs_cli  # noqa: F401  (adds ``flask repro nightly``)
     from app.pages import records as records_pages
     from app.pages import repro as repro_pages
@@ -41,4 +42,5 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.cli.add_command(records_cli)
     app.cli.add_command(repro_cli)
     app.cli.add_command(tokens_cli)
+    app.cli.add_command(corpus_cli)
     return app

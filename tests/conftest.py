@@ -114,7 +114,7 @@ def app(database_url: str, tmp_path: Path) -> Iterator[Flask]:
 
 def empty_database(app: Flask) -> None:
     """After a test: delete every row (search index too), drop the pattern index, close."""
-    from app.records.match_index import forget
+    from app.corpus.catalog import forget
 
     forget()  # the per-process pattern index must not outlive the test's data
     with app.app_context():
@@ -293,7 +293,7 @@ def corpus(seed: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.fixture
 def corpus_app(app: Flask, runner: FlaskCliRunner, tmp_path: Path, seed_envelope) -> Flask:
     import_envelopes(runner, tmp_path / "corpus.jsonl", corpus(seed_envelope))
-    from app.records.match_index import forget
+    from app.corpus.catalog import forget
 
     forget()
     return app

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from app.corpus import services as corpus_services
+from app.corpus.answers import (
+    FILTER_OVERFETCH,
+    MatchFilters,
+    evidence_fields,
+    keep,
+    site_fields,
+    traceback_evidence,
+    user_release,
+)
+from app.corpus.catalog import Catalog, get_catalog
 from app.db import DbSession
 from app.matching import match_error
 from app.matching.parse import ParsedError
 from app.matching.services import Explanation
 from app.records import queries
 from app.records import services as records
-from app.records.match_index import get_catalog
 from app.records.models import Record
 from app.repro import queries as runs
 from app.repro.services import latest_verdicts
@@ -36,6 +47,8 @@ class MatchedRecord:
     solutions: list[str]
     why: Explanation
     repro: dict[str, Any] | None
+    # curated, repo, releases {first, last}, at {release, filePath, lineNumber}
+    site: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -43,22 +56,49 @@ class MatchAnswer:
     matches: list[MatchedRecord]
     fallback: bool
     parsed: ParsedError
+    # what the traceback frames say, and notes on what is known and what is not
+    evidence: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def catalog(session: DbSession, catalog_key: str) -> Catalog:
+    """The in-memory catalog (pattern index, site facts) for the database ``catalog_key``."""
+    return get_catalog(session, catalog_key, runs.records_with_verdicts)
+
+
+def site_view(session: DbSession, record_id: str) -> dict[str, Any] | None:
+    """A record's raise site across releases (locations, history, why it fired)."""
+    site = corpus_services.site_view(session, record_id)
+    return None if site is None else site.to_dict()
 
 
 def text_size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def match(session: DbSession, catalog_key: str, text: str, limit: int) -> MatchAnswer:
-    """The records ``text`` is, best first, each with the why and its verdicts."""
+def match(
+    session: DbSession,
+    catalog_key: str,
+    text: str,
+    limit: int,
+    href: Callable[[str], str],
+    filters: MatchFilters | None = None,
+) -> MatchAnswer:
+    """The records ``text`` is, best first, each with the why, its raise site's facts and
+    its verdicts; ``href`` names a record's page (used in the frame evidence)."""
     if text_size(text) > MAX_TEXT_BYTES:
         raise TextTooLarge(f"text is over {MAX_TEXT_BYTES} bytes.")
+    filters = filters or MatchFilters()
     catalog = get_catalog(session, catalog_key, runs.records_with_verdicts)
-    result = match_error(text, catalog.index, limit=limit)
-    ids = [m.record_id for m in result.matches if m.record_id in catalog.with_verdicts]
+    fetch = max(limit, FILTER_OVERFETCH) if filters.any() else limit
+    result = match_error(text, catalog.index, limit=fetch)
+    allowed = set(keep(catalog, [m.record_id for m in result.matches], filters))
+    found = [m for m in result.matches if m.record_id in allowed][:limit]
+    evidence = traceback_evidence(catalog, result.parsed)
+    ids = [m.record_id for m in found if m.record_id in catalog.with_verdicts]
     verdicts = latest_verdicts(session, ids)
     matches = []
-    for m in result.matches:
+    for m in found:
         entry = catalog.index.get(m.record_id)
         if entry is None:
             continue
@@ -72,9 +112,15 @@ def match(session: DbSession, catalog_key: str, text: str, limit: int) -> MatchA
                 solutions=catalog.solutions.get(entry.record_id, []),
                 why=m.why,
                 repro=verdicts.get(entry.record_id) or None,
+                site=site_fields(
+                    catalog, entry.record_id, user_release(catalog, entry, filters, evidence)
+                ),
             )
         )
-    return MatchAnswer(matches, result.fallback, result.parsed)
+    extra = evidence_fields(catalog, evidence, href, bool(matches) and not result.fallback)
+    return MatchAnswer(
+        matches, result.fallback, result.parsed, extra.get("evidence"), extra["notes"]
+    )
 
 
 @dataclass

@@ -8,11 +8,11 @@ from flask import Response, current_app, jsonify, request
 
 from app.api import schemas, serialize
 from app.auth.decorators import require_scope
+from app.corpus import catalog as match_index
 from app.errors import problem
 from app.extensions import db
 from app.jobs import services as jobs
 from app.params import BadParameter
-from app.records import match_index
 from app.repro import services as repro
 from repro.vocabulary import DEFAULT_PLATFORM, PLATFORMS, RUN_OUTCOMES
 

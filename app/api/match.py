@@ -8,8 +8,10 @@ from pydantic import ValidationError
 from app.answers import services as answers
 from app.api import serialize
 from app.api.schemas import MatchRequest
+from app.corpus.answers import MatchFilters
 from app.errors import problem
 from app.extensions import db, limiter
+from app.links import record_page_url
 from app.params import flag
 
 
@@ -37,7 +39,10 @@ def match() -> Response:
             422, "Unprocessable Content", "The body does not follow MatchRequest.", errors=errors
         )
     try:
-        answer = answers.match(db.session, str(db.engine.url), body.text, body.limit)
+        filters = MatchFilters(body.repo, body.version, body.curated)
+        answer = answers.match(
+            db.session, str(db.engine.url), body.text, body.limit, record_page_url, filters
+        )
     except answers.TextTooLarge as exc:
         return problem(413, "Content Too Large", str(exc))
     model = serialize.match_response(answer, flag(request.args, "compact"))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from app.answers import services as answers
 from app.api import schemas, serialize
 from app.api.paging import Paging, page_body, paged_response
+from app.corpus.answers import site_fields
 from app.errors import problem
 from app.extensions import db, limiter
 from app.links import record_page_url
@@ -28,9 +31,12 @@ def list_records() -> Response:
         db.session, query, with_facets=flag(request.args, "facets"), with_verdicts=not compact
     )
     items: list[schemas.RecordOut] | list[schemas.RecordCompact] = (
-        [serialize.record_compact(r) for r in found.records]
+        [serialize.record_compact(r, _site(r.id)) for r in found.records]
         if compact
-        else [serialize.record_out(r, found.verdicts.get(r.id)) for r in found.records]
+        else [
+            serialize.record_out(r, found.verdicts.get(r.id), answers.site_view(db.session, r.id))
+            for r in found.records
+        ]
     )
     paging = Paging(query.page, query.per_page)
     body = page_body(paging, found.total, items)
@@ -49,9 +55,11 @@ def get_record(record_id: str) -> ResponseReturnValue:
     if detail is None:
         return problem(404, "Not Found", f"No record with id {record_id!r}.")
     model = (
-        serialize.record_compact(detail.record)
+        serialize.record_compact(detail.record, _site(detail.record.id))
         if compact
-        else serialize.record_out(detail.record, detail.verdicts)
+        else serialize.record_out(
+            detail.record, detail.verdicts, answers.site_view(db.session, detail.record.id)
+        )
     )
     response = jsonify(model.model_dump(mode="json", exclude_unset=True))
     response.set_etag(f"{detail.etag}-{int(compact)}")
@@ -66,6 +74,7 @@ def search_records() -> Response:
     if not query.q.strip():
         raise BadParameter("q is required.")
     found = answers.find_records(db.session, query, with_verdicts=False, with_lists=False)
+    catalog = answers.catalog(db.session, str(db.engine.url))
     items = [
         schemas.SearchHit(
             id=r.id,
@@ -76,9 +85,15 @@ def search_records() -> Response:
             repo=r.repo,
             filePath=r.file_path,
             href=record_page_url(r.id),
+            **site_fields(catalog, r.id),
         )
         for r in found.records
     ]
     paging = Paging(query.page, query.per_page)
     body = page_body(paging, found.total, items)
     return paged_response(schemas.SearchResponse(query=query.q, **body), paging, found.total)
+
+
+def _site(record_id: str) -> dict[str, Any]:
+    """The raise site's facts for a compact record (curated, repo, releases, at)."""
+    return site_fields(answers.catalog(db.session, str(db.engine.url)), record_id)

@@ -34,9 +34,28 @@ class RecordOut(RecordV2):
     repro: dict[str, Any] | None = Field(
         default=None, description="Latest reproducer verdicts per platform, if any run"
     )
+    site: dict[str, Any] | None = Field(
+        default=None,
+        description="The raise site across pinned releases: summary, per-release locations "
+        "and the code-derived, machine-extracted 'why it fired'",
+    )
 
 
-class RecordCompact(BaseModel):
+class SiteFields(BaseModel):
+    """Where a result stands: curated or draft, repo, release range, file and line."""
+
+    curated: bool = False
+    repo: str | None = None
+    releases: dict[str, str] | None = Field(
+        default=None, description="{first, last}: the pinned releases that have the site"
+    )
+    at: dict[str, Any] | None = Field(
+        default=None,
+        description="{release, filePath, lineNumber} at the user's release (or the newest)",
+    )
+
+
+class RecordCompact(SiteFields):
     """``compact=true``: what a plugin or an agent needs to show a hint."""
 
     model_config = ConfigDict(extra="forbid")
@@ -72,7 +91,7 @@ class RecordPage(Page):
     facets: dict[str, list[FacetValue]] | None = None
 
 
-class SearchHit(BaseModel):
+class SearchHit(SiteFields):
     model_config = ConfigDict(extra="forbid")
 
     id: str
@@ -98,6 +117,16 @@ class MatchRequest(BaseModel):
         description="A message, a traceback or a log excerpt (at most 256 KiB)",
     )
     limit: int = Field(default=5, ge=1, le=50)
+    repo: str | None = Field(
+        default=None, max_length=201, description="Only records of this repo (OWNER/NAME)"
+    )
+    version: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=r"^[0-9A-Za-z.+-]+$",
+        description="The release the error came from: only sites present in it",
+    )
+    curated: bool | None = Field(default=None, description="Only curated (true) or drafts")
 
 
 class Span(BaseModel):
@@ -142,7 +171,7 @@ class MatchWhy(BaseModel):
     similarity: float | None
 
 
-class MatchItem(BaseModel):
+class MatchItem(SiteFields):
     model_config = ConfigDict(extra="forbid")
 
     id: str
@@ -180,6 +209,11 @@ class MatchResponse(BaseModel):
     matches: list[MatchItem]
     fallback: bool = Field(description="True when no pattern matched: closest by text")
     parsed: Parsed | None = Field(default=None, description="Absent with compact=true")
+    evidence: dict[str, Any] | None = Field(
+        default=None,
+        description="What the traceback frames say: releases they fit, innermost known frame",
+    )
+    notes: list[str] = Field(default_factory=list, description="What is known and what is not")
 
 
 class FieldError(BaseModel):

@@ -14,7 +14,9 @@ from app.repro.queries import Regression
 from app.repro.services import upstream_label
 
 
-def record_out(row: Record, verdicts: Verdicts | None) -> schemas.RecordOut:
+def record_out(
+    row: Record, verdicts: Verdicts | None, site: dict[str, Any] | None = None
+) -> schemas.RecordOut:
     """The full record; built without re-validating what the importer validated."""
     return schemas.RecordOut.model_construct(
         **records.record_to_dict(row),
@@ -26,11 +28,13 @@ def record_out(row: Record, verdicts: Verdicts | None) -> schemas.RecordOut:
             github=row.github_url,
         ),
         repro=verdicts or None,
+        site=site,
     )
 
 
-def record_compact(row: Record) -> schemas.RecordCompact:
+def record_compact(row: Record, site: dict[str, Any] | None = None) -> schemas.RecordCompact:
     return schemas.RecordCompact(
+        **(site or {}),
         id=row.id,
         errorClass=row.error_class,
         errorMessage=row.error_message,
@@ -52,11 +56,14 @@ def match_response(answer: MatchAnswer, compact: bool) -> schemas.MatchResponse:
             "solutions": m.solutions,
             "href": record_page_url(m.record_id),
             "repro": m.repro,
+            **m.site,
         }
         if not compact:
             item["why"] = m.why.to_dict()
         items.append(item)
-    body: dict[str, Any] = {"matches": items, "fallback": answer.fallback}
+    body: dict[str, Any] = {"matches": items, "fallback": answer.fallback, "notes": answer.notes}
+    if answer.evidence is not None:
+        body["evidence"] = answer.evidence
     if not compact:
         body["parsed"] = answer.parsed.to_dict()
     return schemas.MatchResponse.model_validate(body)

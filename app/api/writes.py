@@ -12,9 +12,10 @@ from flask.typing import ResponseReturnValue
 from app.api import serialize
 from app.api.schemas import RecordWritten
 from app.auth.decorators import require_scope
+from app.corpus import catalog as match_index
 from app.errors import problem
 from app.extensions import db
-from app.records import match_index, services
+from app.records import services
 
 
 def _parse_body() -> services.ParsedLine | Response:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import re
 import string
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 MAX_PLACEHOLDER_NAME = 60
@@ -32,12 +31,18 @@ Part = str | Placeholder
 
 @dataclass(frozen=True, slots=True)
 class RaiseSite:
-    """One raise statement with a recoverable message."""
+    """One raise statement (or assert) with a recoverable message, and its code context."""
 
     error_class: str
     parts: tuple[Part, ...]
     line: int
     end_line: int
+    form: str = "literal"
+    function: str = "<module>"
+    condition: str | None = None
+    docstring: str | None = None
+    reads: tuple[str, ...] = ()
+    chained: bool = False
 
 
 def _name(node: ast.expr) -> str:
@@ -178,23 +183,8 @@ def _exception_class(exc: ast.expr) -> tuple[str, ast.Call] | None:
     return name, exc
 
 
-def raise_sites(tree: ast.AST) -> Iterator[RaiseSite]:
-    """Raise statements whose first argument is a message with literal text."""
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Raise) or node.exc is None:
-            continue
-        found = _exception_class(node.exc)
-        if found is None:
-            continue
-        cls, call = found
-        arg = call.args[0] if call.args else None
-        if arg is None:
-            arg = next((k.value for k in call.keywords if k.arg in ("msg", "message")), None)
-        if arg is None:
-            continue
-        raw = message_parts(arg)
-        if raw is None:
-            continue
-        parts = normalise(raw)
-        if has_literal_text(parts):
-            yield RaiseSite(cls, parts, node.lineno, node.end_lineno or node.lineno)
+def message_arg(call: ast.Call) -> ast.expr | None:
+    """The message argument of an exception constructor call."""
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg in ("msg", "message")), None)

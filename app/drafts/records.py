@@ -139,8 +139,12 @@ def build_record(
     path: str,
     source_lines: Sequence[str],
     analyzed_at: str,
+    ref: str | None = None,
 ) -> dict[str, Any]:
-    """A schema v2 record with every key of the seed, in the seed's order."""
+    """A schema v2 record with every key of the seed, in the seed's order.
+
+    `ref` (a tag such as `v0.5.23`) names the source in the GitHub link; default `sha`.
+    """
     message = render_message(site.parts)
     start = max(1, site.line - CONTEXT_LINES)
     end = max(start, min(len(source_lines), site.end_line + CONTEXT_LINES))
@@ -161,7 +165,7 @@ def build_record(
         "sourceCode": snippet,
         "sourceCodeStart": start,
         "sourceCodeEnd": end,
-        "githubUrl": f"https://github.com/{repo}/blob/{sha}/{path}#L{start}-L{end}",
+        "githubUrl": f"https://github.com/{repo}/blob/{ref or sha}/{path}#L{start}-L{end}",
         "documentation": "",
         "triggerScenarios": "",
         "commonSituations": "",

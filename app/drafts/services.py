@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.drafts.extract import RaiseSite, raise_sites
+from app.drafts.extract import RaiseSite
 from app.drafts.records import build_record, default_path_prefix
+from app.drafts.scan import raise_sites
 from app.drafts.sources import iter_python_files
 
 
@@ -36,8 +38,9 @@ def iter_sites(source: Path) -> Iterator[tuple[str, list[str], RaiseSite]]:
         tree = parse_source(data)
         if tree is None:
             continue
-        lines = data.decode("utf-8", errors="replace").splitlines()
-        for site in sorted(raise_sites(tree), key=lambda s: s.line):
+        text = data.decode("utf-8", errors="replace")
+        lines = text.splitlines()
+        for site in sorted(raise_sites(tree, text), key=lambda s: s.line):
             yield path, lines, site
 
 
@@ -46,6 +49,7 @@ def draft_records(
     repo: str,
     sha: str,
     *,
+    ref: str | None = None,
     path_prefix: str | None = None,
     analyzed_at: str | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -59,10 +63,22 @@ def draft_records(
             site,
             repo=repo,
             sha=sha,
+            ref=ref,
             path=prefix + path,
             source_lines=lines,
             analyzed_at=stamp,
         )
+
+
+def source_digest(source: Path) -> str:
+    """SHA-256 of a wheel file, or of a directory's Python files (paths and bytes)."""
+    digest = hashlib.sha256()
+    if source.is_file():
+        digest.update(source.read_bytes())
+        return digest.hexdigest()
+    for path, data in iter_python_files(source):
+        digest.update(path.encode() + b"\0" + data + b"\0")
+    return digest.hexdigest()
 
 
 def envelope(record: dict[str, Any], dataset_version: str) -> dict[str, Any]:

@@ -6,8 +6,10 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 from werkzeug.datastructures import MultiDict
 
 from app.answers import services as answers
+from app.corpus.answers import match_filters
+from app.corpus.services import site_view
 from app.extensions import db, limiter
-from app.links import link
+from app.links import link, record_page_url
 from app.params import BadParameter
 from app.records import presenters, queries, services
 from app.records.schemas import SEVERITIES
@@ -102,6 +104,7 @@ def record_page(record_id: str) -> str:
         source=source,
         fix=presenters.split_example_fix(row.example_fix),
         code_html=presenters.code_html,
+        site=site_view(db.session, row.id),
     )
 
 
@@ -111,6 +114,7 @@ def match_page() -> str | tuple[str, int]:
     if request.method == "POST":
         verify_csrf()
     text = request.form.get("text", "") if request.method == "POST" else ""
+    filters = match_filters(request.form if request.method == "POST" else request.args)
     result: answers.MatchAnswer | None = None
     status = 200
     error = None
@@ -120,8 +124,13 @@ def match_page() -> str | tuple[str, int]:
         elif answers.text_size(text) > answers.MAX_TEXT_BYTES:
             error, status = f"That is over {answers.MAX_TEXT_BYTES // 1024} KiB; paste less.", 413
         else:
-            result = answers.match(db.session, str(db.engine.url), text, limit=10)
-    return render_template("match.html", text=text, result=result, error=error), status
+            result = answers.match(
+                db.session, str(db.engine.url), text, 10, record_page_url, filters
+            )
+    return (
+        render_template("match.html", text=text, result=result, error=error, filters=filters),
+        status,
+    )
 
 
 @bp.get("/pygments.css")

@@ -61,7 +61,18 @@ def test_pagination_links(corpus_app, client):
 def test_compact_records(corpus_app, client):
     body = client.get("/api/v1/records", query_string={"compact": "1"}).get_json()
     item = body["items"][0]
-    assert set(item) == {"id", "errorClass", "errorMessage", "severity", "solutions", "href"}
+    assert set(item) == {
+        "id",
+        "errorClass",
+        "errorMessage",
+        "severity",
+        "solutions",
+        "href",
+        "curated",
+        "repo",
+        "releases",
+        "at",
+    }
 
 
 @pytest.mark.parametrize(

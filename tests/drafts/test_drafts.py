@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.drafts.cli import draft_command
-from app.drafts.extract import Placeholder, normalise, raise_sites
+from app.drafts.extract import Placeholder, normalise
 from app.drafts.records import (
     default_path_prefix,
     error_type,
@@ -20,6 +20,7 @@ from app.drafts.records import (
     message_pattern,
     render_message,
 )
+from app.drafts.scan import raise_sites
 from app.drafts.services import draft_records, iter_sites
 from app.matching import MatchIndex, PatternEntry
 
@@ -211,3 +212,14 @@ def test_cli_stdout_and_bad_repo(package_dir):
     assert ok.stdout.count('"draft": true') == len(EXPECTED)
     bad = runner.invoke(draft_command, ["--from", str(package_dir), "--repo", "nope", "--sha", SHA])
     assert bad.exit_code == 2 and "OWNER/NAME" in bad.output
+
+
+def test_cli_takes_a_release_tag_instead_of_a_sha(wheel):
+    runner = CliRunner()
+    ok = runner.invoke(draft_command, ["--from", str(wheel), "--repo", REPO, "--tag", "v1.0"])
+    assert ok.exit_code == 0, ok.output
+    record = json.loads(ok.stdout.splitlines()[0])["record"]
+    assert "/blob/v1.0/minipkg/srt/backends.py#L" in record["githubUrl"]
+    assert re.fullmatch(r"[0-9a-f]{40}", record["analyzedSha"])  # the wheel's SHA-256
+    neither = runner.invoke(draft_command, ["--from", str(wheel), "--repo", REPO])
+    assert neither.exit_code == 2 and "--tag" in neither.output

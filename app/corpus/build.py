@@ -1,0 +1,211 @@
+"""Build the corpus file from the pinned releases: fetch, draft (cached), merge, write.
+
+The output is gzip JSONL, one raise site per line: the dataset envelope (`record`,
+`datasetVersion`, `draft`) plus `site` (code facts) and `locations` (one per release).
+A `.meta.json` beside it holds the exception classes and the counts by form. Both are
+named by a digest of the pins and the drafter version, so a rebuild of the same pins
+reuses them and a changed pin or drafter builds afresh.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.corpus.draft import ReleaseDraft, draft_release, skeleton, to_parts
+from app.corpus.fetch import ensure_wheel
+from app.corpus.merge import Chain, merge_releases
+from app.corpus.pins import Pins, Release
+from app.drafts.extract import RaiseSite
+from app.drafts.records import build_record
+from app.drafts.sources import iter_python_files
+
+# Bump DRAFTER_VERSION when the drafter changes what a release yields (re-drafts every
+# release), FORMAT_VERSION when the merge or the corpus lines change.
+DRAFTER_VERSION = "4"
+FORMAT_VERSION = "1"
+ANALYZED_AT = "2026-12-02T00:00:00.000Z"
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    path: Path
+    meta_path: Path
+    digest: str
+    records: int
+    reused: bool
+
+
+def corpus_digest(pins: Pins) -> str:
+    return hashlib.sha256(
+        f"{pins.digest}\n{DRAFTER_VERSION}\n{FORMAT_VERSION}".encode()
+    ).hexdigest()
+
+
+def _release_draft(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
+    scope = ""
+    if release.exclude:  # what is scanned is part of the key
+        scope = "-" + hashlib.sha256("\n".join(release.exclude).encode()).hexdigest()[:8]
+    path = cache / "drafts" / f"{release.sha256[:20]}-v{DRAFTER_VERSION}{scope}.json.gz"
+    if path.exists():
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            return ReleaseDraft.from_dict(json.load(fh))
+    draft = draft_release(wheel, release.path_prefix, release.include, release.exclude)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with gzip.open(tmp, "wt", encoding="utf-8") as fh:
+        json.dump(draft.to_dict(), fh)
+    tmp.replace(path)
+    return draft
+
+
+def _site_id(repo: str, chain: Chain, seen: dict[str, int]) -> str:
+    first = chain.first
+    base = f"{repo}\nsite\n{first['path']}\n{first['function']}\n{skeleton(first['parts'])}"
+    n = seen.get(base, 0)
+    seen[base] = n + 1
+    return hashlib.sha256(f"{base}\n{n}".encode()).hexdigest()[:16]
+
+
+def _source_lines(release: Release, wheel: Path, paths: set[str]) -> dict[str, list[str]]:
+    wanted = {p.removeprefix(release.path_prefix) for p in paths}
+    out: dict[str, list[str]] = {}
+    for path, data in iter_python_files(wheel):
+        if path in wanted:
+            out[release.path_prefix + path] = data.decode("utf-8", "replace").splitlines()
+    return out
+
+
+def _line(
+    repo: str, release: Release, wheel_sha: str, chain: Chain, rid: str, lines: list[str]
+) -> dict[str, Any]:
+    latest = chain.latest
+    site = RaiseSite(latest["cls"], to_parts(latest["parts"]), latest["line"], latest["end"])
+    record = build_record(
+        site,
+        repo=repo,
+        sha=wheel_sha[:40],
+        ref=release.tag,
+        path=latest["path"],
+        source_lines=lines,
+        analyzed_at=ANALYZED_AT,
+    )
+    record["id"] = rid
+    return record
+
+
+def _locations(chain: Chain, tags: dict[str, str], repo: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "release": version,
+            "path": site["path"],
+            "line": site["line"],
+            "url": f"https://github.com/{repo}/blob/{tags[version]}/{site['path']}#L{site['line']}",
+            "function": site["function"],
+            "message": site["message"],
+            "pattern": site["pattern"],
+        }
+        for version, site in chain.locations
+    ]
+
+
+def _package_lines(
+    releases: list[Release], wheels: dict[str, Path], drafts: dict[str, ReleaseDraft], version: str
+) -> Iterator[dict[str, Any]]:
+    repo = releases[0].repo
+    by_version = {r.version: r for r in releases}
+    tags = {r.version: r.tag for r in releases}
+    chains = merge_releases([(r.version, drafts[r.sha256].sites) for r in releases])
+    seen: dict[str, int] = {}
+    ids = [_site_id(repo, chain, seen) for chain in chains]
+    latest_of: dict[str, list[int]] = {}
+    for i, chain in enumerate(chains):
+        latest_of.setdefault(chain.locations[-1][0], []).append(i)
+    for rel_version, members in latest_of.items():
+        release = by_version[rel_version]
+        wheel = wheels[release.sha256]
+        sources = _source_lines(release, wheel, {chains[i].latest["path"] for i in members})
+        for i in members:
+            chain = chains[i]
+            latest = chain.latest
+            record = _line(
+                repo, release, release.sha256, chain, ids[i], sources.get(latest["path"], [])
+            )
+            yield {
+                "record": record,
+                "datasetVersion": version,
+                "draft": True,
+                "site": {
+                    "package": release.package,
+                    "function": latest["function"],
+                    "condition": latest["condition"],
+                    "docstring": latest["docstring"],
+                    "flags": latest["flags"],
+                    "form": latest["form"],
+                },
+                "locations": _locations(chain, tags, repo),
+            }
+
+
+def build_corpus(pins: Pins, cache: Path, progress: Progress | None = None) -> Built:
+    """Build (or reuse) the corpus for `pins` under `cache`."""
+    digest = corpus_digest(pins)
+    out_dir = cache / "corpus"
+    path = out_dir / f"corpus-{digest[:16]}.jsonl.gz"
+    meta_path = out_dir / f"corpus-{digest[:16]}.meta.json"
+    if path.exists() and meta_path.exists():
+        records = json.loads(meta_path.read_text())["records"]
+        return Built(path, meta_path, digest, records, True)
+    wheels: dict[str, Path] = {}
+    drafts: dict[str, ReleaseDraft] = {}
+    for release in pins.releases:
+        if progress is not None:
+            progress(release.label)
+        wheel = ensure_wheel(release, cache / "wheels")
+        wheels[release.sha256] = wheel
+        drafts[release.sha256] = _release_draft(release, wheel, cache)
+    version = ANALYZED_AT
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    count = 0
+    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=6) as fh:
+        for package in pins.packages():
+            for line in _package_lines(pins.of(package), wheels, drafts, version):
+                fh.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+                count += 1
+    meta = {
+        "digest": digest,
+        "records": count,
+        "releases": [
+            {
+                "package": r.package,
+                "repo": r.repo,
+                "version": r.version,
+                "tag": r.tag,
+                "forms": drafts[r.sha256].forms,
+                "drafted": drafts[r.sha256].drafted,
+                "sites": len(drafts[r.sha256].sites),
+            }
+            for r in pins.releases
+        ],
+        "classes": _classes(pins, drafts),
+    }
+    meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True))
+    tmp.replace(path)
+    return Built(path, meta_path, digest, count, False)
+
+
+def _classes(pins: Pins, drafts: dict[str, ReleaseDraft]) -> list[dict[str, Any]]:
+    """Each package's exception classes, newest definition of each name kept."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for release in pins.releases:
+        for cls in drafts[release.sha256].classes:
+            out[(release.package, cls["name"])] = {"package": release.package, **cls}
+    return list(out.values())

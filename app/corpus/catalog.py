@@ -1,0 +1,300 @@
+"""The in-process pattern index (and what a match answer shows) over the record store,
+rebuilt when records change.
+
+Each worker process keeps one :class:`MatchIndex`. At most every ``CHECK_INTERVAL``
+seconds a request compares the catalog version (one primary-key read; bumped by every
+import or write) with the one the index was built from, and rebuilds it if they differ.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from sys import intern
+
+from flask import Flask
+from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.corpus.evidence import FrameIndex
+from app.corpus.history import Location, at_release, version_key
+from app.corpus.models import ExceptionClassDef, RecordLocation
+from app.db import DbSession
+from app.extensions import db
+from app.matching import MatchIndex, PatternEntry
+from app.matching.services import default_text_search
+from app.records.models import Record, RecordSolution
+from app.records.services import catalog_version
+
+CHECK_INTERVAL = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class SiteFacts:
+    """Per record: repo, curated or draft, and where it is in each pinned release."""
+
+    repo: str
+    curated: bool
+    locations: tuple[Location, ...] = ()
+
+    @property
+    def releases(self) -> tuple[str, str] | None:
+        if not self.locations:
+            return None
+        return self.locations[0].release, self.locations[-1].release
+
+    def at(self, version: str | None) -> Location | None:
+        """The location at the user's release (or the newest before it); else the latest."""
+        if not self.locations:
+            return None
+        found = at_release(self.locations, version) if version else None
+        return found or self.locations[-1]
+
+    def fits(self, version: str) -> bool:
+        """Whether the site exists at `version` (inside its release range)."""
+        span = self.releases
+        if span is None:
+            return True
+        key = version_key(version)
+        return version_key(span[0]) <= key <= version_key(span[1])
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """What a match answer needs, held in memory: the index, each record's solutions
+    (message and class are in the index's entries), its site facts and the exception
+    classes the corpus packages define (name -> bases)."""
+
+    index: MatchIndex
+    solutions: dict[str, list[str]]
+    # Records with a reproducer verdict (few: the harnessed ones), refreshed with each
+    # freshness check, so a match only queries verdicts when it can find some.
+    with_verdicts: frozenset[str] = frozenset()
+    sites: dict[str, SiteFacts] = field(default_factory=dict)
+    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    frames: FrameIndex = field(default_factory=lambda: FrameIndex({}, {}))
+
+    def allowed(
+        self,
+        record_id: str,
+        *,
+        repo: str | None = None,
+        version: str | None = None,
+        curated: bool | None = None,
+    ) -> bool:
+        """Whether a record passes the match filters (repo, release, curated)."""
+        facts = self.sites.get(record_id)
+        if facts is None:
+            return repo is None and version is None and curated is not True
+        if repo is not None and facts.repo.lower() != repo.lower():
+            return False
+        if curated is not None and facts.curated != curated:
+            return False
+        return version is None or facts.fits(version)
+
+    def ancestors(self, name: str) -> tuple[str, ...]:
+        """An exception class's bases, transitively, nearest first (names as written)."""
+        out: list[str] = []
+        todo = [name.rsplit(".", 1)[-1]]
+        while todo and len(out) < 20:
+            for base in self.classes.get(todo.pop(0), ()):
+                if base not in out:
+                    out.append(base)
+                    todo.append(base.rsplit(".", 1)[-1])
+        return tuple(out)
+
+
+@dataclass
+class _Cached:
+    catalog: Catalog
+    signature: int
+    checked_at: float
+
+
+_lock = threading.Lock()
+_cache: dict[str, _Cached] = {}
+
+
+def _signature(session: DbSession) -> int:
+    return catalog_version(session)
+
+
+def build_catalog(session: DbSession) -> Catalog:
+    solutions: dict[str, list[str]] = {}
+    for record_id, text in session.execute(
+        select(RecordSolution.record_id, RecordSolution.text).order_by(
+            RecordSolution.record_id, RecordSolution.position
+        )
+    ):
+        solutions.setdefault(record_id, []).append(text)
+    sites, bases = _site_facts(session)
+    index = build_index(session)
+    default_text_search(index)  # built now, not on the first request that falls back
+    classes: dict[str, tuple[str, ...]] = {}
+    for name, parents in session.execute(select(ExceptionClassDef.name, ExceptionClassDef.bases)):
+        classes[name] = tuple(parents)
+    frames = FrameIndex.build(sites, bases)
+    return Catalog(index, solutions, sites=sites, classes=classes, frames=frames)
+
+
+def _site_facts(
+    session: DbSession,
+) -> tuple[dict[str, SiteFacts], dict[tuple[str, str], str]]:
+    """Each record's facts, and each (repo, release)'s GitHub `.../blob/<tag>/` prefix."""
+    records = list(session.execute(select(Record.id, Record.repo, Record.is_draft)))
+    repos = {rid: repo for rid, repo, _ in records}
+    located: dict[str, list[Location]] = {}
+    bases: dict[tuple[str, str], str] = {}
+    for rid, release, path, line, function, url in session.execute(
+        select(
+            RecordLocation.record_id,
+            RecordLocation.release,
+            RecordLocation.file_path,
+            RecordLocation.line_number,
+            RecordLocation.function,
+            RecordLocation.github_url,
+        ).order_by(RecordLocation.record_id, RecordLocation.position)
+    ):
+        # Paths, functions and releases repeat across rows: share one string for each.
+        release, path, function = intern(release), intern(path), intern(function)
+        located.setdefault(rid, []).append(Location(release, path, line, function))
+        key = (repos.get(rid, ""), release)
+        if key not in bases:
+            bases[key] = url.split("#", 1)[0].removesuffix(path)
+    out = {
+        rid: SiteFacts(repo, not is_draft, tuple(located.get(rid, ())))
+        for rid, repo, is_draft in records
+    }
+    return out, bases
+
+
+def build_index(session: DbSession) -> MatchIndex:
+    """Every record's current pattern, plus each older wording of its raise site (the
+    same record id, at the file and line of the release that had it)."""
+    current = [
+        PatternEntry(*row)
+        for row in session.execute(
+            select(
+                Record.id,
+                Record.message_pattern,
+                Record.error_class,
+                Record.file_path,
+                Record.line_number,
+                Record.error_message,
+            )
+        )
+    ]
+    patterns = {e.record_id: e.pattern for e in current}
+    classes = {e.record_id: e.error_class for e in current}
+    older: dict[tuple[str, str], PatternEntry] = {}
+    for rid, pattern, path, line, message in session.execute(
+        select(
+            RecordLocation.record_id,
+            RecordLocation.message_pattern,
+            RecordLocation.file_path,
+            RecordLocation.line_number,
+            RecordLocation.error_message,
+        ).order_by(RecordLocation.record_id, RecordLocation.position)
+    ):
+        if rid in patterns and pattern != patterns[rid]:
+            older[(rid, pattern)] = PatternEntry(rid, pattern, classes[rid], path, line, message)
+    # Older wordings first: the index keeps the last entry per id as the record's own.
+    return MatchIndex([*older.values(), *current])
+
+
+def get_catalog(
+    session: DbSession,
+    key: str,
+    verdict_ids: Callable[[DbSession], frozenset[str]] = lambda _: frozenset(),
+) -> Catalog:
+    """The catalog for the database ``key`` (its URL), fresh within ``CHECK_INTERVAL``;
+    ``verdict_ids`` lists the records with a reproducer verdict (the caller knows how)."""
+    now = time.monotonic()
+    cached = _cache.get(key)
+    if cached is not None and now - cached.checked_at < CHECK_INTERVAL:
+        return cached.catalog
+    with _lock:
+        cached = _cache.get(key)
+        signature = _signature(session)
+        with_verdicts = verdict_ids(session)
+        if cached is not None and cached.signature != signature and _server.app is not None:
+            _rebuild_in_background(key, signature, verdict_ids)
+            cached.catalog = replace(cached.catalog, with_verdicts=with_verdicts)
+            cached.checked_at = now
+        elif cached is None or cached.signature != signature:
+            catalog = replace(build_catalog(session), with_verdicts=with_verdicts)
+            cached = _Cached(catalog, signature, now)
+            _cache[key] = cached
+        else:
+            cached.catalog = replace(cached.catalog, with_verdicts=with_verdicts)
+            cached.checked_at = now
+        return cached.catalog
+
+
+@dataclass
+class _Server:
+    """Set by `warm`: in a serving worker, a changed catalog is rebuilt off the request
+    path (requests keep the previous one until the new one is ready)."""
+
+    app: Flask | None = None
+    building: set[str] = field(default_factory=set)
+
+
+_server = _Server()
+
+
+def warm(app: Flask, wait: bool = False) -> None:
+    """Start building the catalog as a worker starts, not on its first request.
+
+    The build runs in a thread so a slow build cannot trip the server's worker-boot
+    timeout; a request that arrives meanwhile waits for it instead of building again.
+    """
+    _server.app = app
+    thread = threading.Thread(target=_build_at_start, args=(app,), name="errata-warm", daemon=True)
+    thread.start()
+    if wait:
+        thread.join()
+
+
+def _build_at_start(app: Flask) -> None:
+    with app.app_context():
+        try:
+            get_catalog(db.session, str(db.engine.url))
+        except SQLAlchemyError as exc:
+            app.logger.warning("match index not built at start: %s", str(exc).splitlines()[0])
+        finally:
+            db.session.remove()
+
+
+def _rebuild_in_background(
+    key: str, signature: int, verdict_ids: Callable[[DbSession], frozenset[str]]
+) -> None:
+    app = _server.app
+    if app is None or key in _server.building:
+        return
+    _server.building.add(key)
+
+    def run() -> None:
+        try:
+            with app.app_context():
+                try:
+                    with_verdicts = verdict_ids(db.session)
+                    catalog = replace(build_catalog(db.session), with_verdicts=with_verdicts)
+                finally:
+                    db.session.remove()
+            with _lock:
+                _cache[key] = _Cached(catalog, signature, time.monotonic())
+        except SQLAlchemyError as exc:
+            app.logger.warning("match index rebuild failed: %s", str(exc).splitlines()[0])
+        finally:
+            _server.building.discard(key)
+
+    threading.Thread(target=run, name="errata-catalog", daemon=True).start()
+
+
+def forget() -> None:
+    """Drop every cached index (tests, after a bulk change)."""
+    with _lock:
+        _cache.clear()

@@ -1,0 +1,141 @@
+"""Draft one release: every raise site with its code context, exception classes and
+counts by form. Results are plain data (JSON-ready), cached per wheel and drafter version."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.drafts.extract import Placeholder, RaiseSite
+from app.drafts.records import message_pattern, render_message
+from app.drafts.scan import FORMS, scan
+from app.drafts.services import parse_source
+from app.drafts.sources import iter_python_files
+
+SERVER_ARGS_FILE = "sglang/srt/server_args.py"
+MAX_FILE_BYTES = 1024 * 1024
+_ARGS_BASES = ("server_args", "args")
+
+
+@dataclass
+class ReleaseDraft:
+    """One release's sites (usable ones only), exception classes and form counts."""
+
+    sites: list[dict[str, Any]] = field(default_factory=list)
+    classes: list[dict[str, Any]] = field(default_factory=list)
+    forms: dict[str, int] = field(default_factory=dict)
+    drafted: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sites": self.sites,
+            "classes": self.classes,
+            "forms": self.forms,
+            "drafted": self.drafted,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReleaseDraft:
+        return cls(data["sites"], data["classes"], data["forms"], data["drafted"])
+
+
+def server_arg_fields(tree: ast.AST) -> frozenset[str]:
+    """Field names of the `ServerArgs` dataclass (each is a `--flag`)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == "ServerArgs":
+            return frozenset(
+                stmt.target.id
+                for stmt in node.body
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+            )
+    return frozenset()
+
+
+def cli_flags(site: RaiseSite, fields: frozenset[str]) -> list[str]:
+    """Server arguments the guarding condition reads, as `--cli-flags`."""
+    flags: list[str] = []
+    for read in site.reads:
+        base, _, attr = read.rpartition(".")
+        if attr not in fields:
+            continue
+        last = base.rsplit(".", 1)[-1]
+        in_server_args = base == "self" and site.function.startswith("ServerArgs.")
+        if last.endswith(_ARGS_BASES) or in_server_args:
+            flag = "--" + attr.replace("_", "-")
+            if flag not in flags:
+                flags.append(flag)
+    return flags
+
+
+def _parts(site: RaiseSite) -> list[Any]:
+    return [p if isinstance(p, str) else {"p": p.name} for p in site.parts]
+
+
+def skeleton(parts: list[Any]) -> str:
+    """The message with every placeholder as `{}` (identity survives renamed variables)."""
+    return "".join(p if isinstance(p, str) else "{}" for p in parts)
+
+
+def to_parts(data: list[Any]) -> tuple[str | Placeholder, ...]:
+    return tuple(p if isinstance(p, str) else Placeholder(p["p"]) for p in data)
+
+
+def draft_release(
+    source: Path,
+    prefix: str = "",
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+) -> ReleaseDraft:
+    """Scan a wheel or package directory: paths under `include` (if given), not under
+    `exclude`, not tests, and no file over `MAX_FILE_BYTES` (generated kernels)."""
+    out = ReleaseDraft()
+    forms: Counter[str] = Counter()
+    drafted: Counter[str] = Counter()
+    files = [
+        (path, data)
+        for path, data in iter_python_files(source)
+        if (not include or path.startswith(include))
+        and not (exclude and path.startswith(exclude))
+        and "/tests/" not in f"/{path}"
+        and len(data) <= MAX_FILE_BYTES
+    ]
+    fields: frozenset[str] = frozenset()
+    for path, data in files:
+        if path == SERVER_ARGS_FILE:
+            tree = parse_source(data)
+            fields = server_arg_fields(tree) if tree is not None else frozenset()
+    for path, data in files:
+        tree = parse_source(data)
+        if tree is None:
+            continue
+        sites, classes = scan(tree, data.decode("utf-8", errors="replace"))
+        for exc in classes:
+            out.classes.append({"name": exc.name, "bases": list(exc.bases), "path": prefix + path})
+        for site in sites:
+            forms[site.form] += 1
+            if not site.parts:
+                continue
+            drafted[site.form] += 1
+            out.sites.append(
+                {
+                    "path": prefix + path,
+                    "line": site.line,
+                    "end": site.end_line,
+                    "cls": site.error_class,
+                    "parts": _parts(site),
+                    "message": render_message(site.parts),
+                    "pattern": message_pattern(site.parts, site.error_class),
+                    "form": site.form,
+                    "function": site.function,
+                    "condition": site.condition,
+                    "docstring": site.docstring,
+                    "flags": cli_flags(site, fields),
+                    "chained": site.chained,
+                }
+            )
+    out.forms = {f: forms[f] for f in FORMS if forms[f]}
+    out.drafted = {f: drafted[f] for f in FORMS if drafted[f]}
+    return out

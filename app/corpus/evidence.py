@@ -1,0 +1,202 @@
+"""Frames as evidence: which pinned releases a traceback fits, and, when no message
+matches, what the innermost frame in a known project says (its file and function at that
+release and the records raised in that function). Pure functions over plain data."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from app.corpus.history import Location, version_key
+
+
+class FrameLike(Protocol):
+    @property
+    def file(self) -> str: ...
+    @property
+    def line(self) -> int | None: ...
+    @property
+    def function(self) -> str | None: ...
+
+
+class SiteLike(Protocol):
+    @property
+    def repo(self) -> str: ...
+    @property
+    def locations(self) -> tuple[Location, ...]: ...
+
+
+def _parts(path: str) -> list[str]:
+    return [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+
+
+def _shared_suffix(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
+@dataclass
+class _File:
+    repo: str
+    path: str
+    # release -> [(line, function, record id)]
+    sites: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
+    urls: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameIndex:
+    """Known files by path key, and each repo's pinned releases (oldest first)."""
+
+    files: dict[str, list[_File]]  # by file name
+    releases: dict[str, tuple[str, ...]]
+
+    def lookup(self, path: str) -> _File | None:
+        """The known file sharing the longest path suffix (its directory too) with `path`."""
+        parts = _parts(path)
+        if not parts:
+            return None
+        best: tuple[int, _File] | None = None
+        for entry in self.files.get(parts[-1], []):
+            shared = _shared_suffix(parts, _parts(entry.path))
+            if shared >= 2 and (best is None or shared > best[0]):
+                best = (shared, entry)
+        return None if best is None else best[1]
+
+    @classmethod
+    def build(
+        cls, sites: Mapping[str, SiteLike], bases: Mapping[tuple[str, str], str] | None = None
+    ) -> FrameIndex:
+        """From each record's locations; `bases` maps (repo, release) to the GitHub
+        `.../blob/<tag>/` prefix of that release."""
+        bases = bases or {}
+        by_path: dict[str, _File] = {}
+        releases: dict[str, set[str]] = {}
+        for rid, facts in sites.items():
+            for loc in facts.locations:
+                entry = by_path.get(loc.file_path)
+                if entry is None:
+                    entry = by_path[loc.file_path] = _File(facts.repo, loc.file_path)
+                entry.sites.setdefault(loc.release, []).append((loc.line_number, loc.function, rid))
+                base = bases.get((facts.repo, loc.release))
+                if base:
+                    entry.urls[loc.release] = base + loc.file_path
+                releases.setdefault(facts.repo, set()).add(loc.release)
+        ordered = {r: tuple(sorted(v, key=version_key)) for r, v in releases.items()}
+        files: dict[str, list[_File]] = {}
+        for entry in by_path.values():
+            files.setdefault(_parts(entry.path)[-1], []).append(entry)
+        return cls(files, ordered)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameAnswer:
+    """What the innermost known frame says, and what is not known."""
+
+    repo: str
+    file_path: str
+    function: str | None
+    line: int | None
+    release: str | None
+    url: str | None
+    records: tuple[str, ...]
+    raise_site: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The releases the frames fit (per repo), and the innermost known frame's answer."""
+
+    fits: dict[str, tuple[str, ...]]
+    frame: FrameAnswer | None
+    notes: tuple[str, ...]
+
+    def release_for(self, repo: str) -> str | None:
+        fits = self.fits.get(repo)
+        return fits[-1] if fits else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": "frames",
+            "fits": {
+                repo: {"first": r[0], "last": r[-1], "releases": list(r)}
+                for repo, r in self.fits.items()
+                if r
+            },
+            "frame": None
+            if self.frame is None
+            else {
+                "repo": self.frame.repo,
+                "filePath": self.frame.file_path,
+                "function": self.frame.function,
+                "line": self.frame.line,
+                "release": self.frame.release,
+                "githubUrl": self.frame.url,
+                "recordsInFunction": list(self.frame.records),
+                "atRaiseSite": self.frame.raise_site,
+            },
+            "notes": list(self.notes),
+        }
+
+
+def _fit(entry: _File, frame: FrameLike) -> tuple[set[str], set[str]]:
+    """(releases with a raise site on this very line, releases where the function exists)."""
+    exact, function = set(), set()
+    for release, rows in entry.sites.items():
+        for line, func, _rid in rows:
+            if frame.function and func.rsplit(".", 1)[-1] == frame.function:
+                function.add(release)
+                if frame.line is not None and line == frame.line:
+                    exact.add(release)
+    return exact, function
+
+
+def frame_evidence(index: FrameIndex, frames: Sequence[FrameLike]) -> Evidence:
+    """Infer the releases a traceback fits and answer from its innermost known frame."""
+    fits: dict[str, set[str]] = {}
+    notes: list[str] = []
+    innermost: tuple[_File, FrameLike] | None = None
+    for frame in frames:
+        entry = index.lookup(frame.file)
+        if entry is None:
+            continue
+        innermost = (entry, frame)
+        exact, function = _fit(entry, frame)
+        present = set(entry.sites)
+        for candidate in (exact, function, present):
+            if candidate:
+                current = fits.get(entry.repo)
+                narrowed = candidate if current is None else current & candidate
+                if narrowed:
+                    fits[entry.repo] = narrowed
+                break
+    ordered = {
+        repo: tuple(r for r in index.releases.get(repo, ()) if r in found)
+        for repo, found in fits.items()
+    }
+    if innermost is None:
+        notes.append("no frame is in a file of a known project release")
+        return Evidence(ordered, None, tuple(notes))
+    entry, frame = innermost
+    release = ordered.get(entry.repo, ())[-1:] or (None,)
+    at = release[0]
+    rows = entry.sites.get(at, []) if at else []
+    in_function = tuple(
+        dict.fromkeys(rid for _line, func, rid in rows if func.rsplit(".", 1)[-1] == frame.function)
+    )
+    on_line = any(line == frame.line for line, func, _ in rows)
+    url = entry.urls.get(at) if at else None
+    if url and frame.line:
+        url = f"{url}#L{frame.line}"
+    if not in_function:
+        notes.append(f"no recorded raise site in {frame.function or 'this function'}")
+    return Evidence(
+        ordered,
+        FrameAnswer(
+            entry.repo, entry.path, frame.function, frame.line, at, url, in_function, on_line
+        ),
+        tuple(notes),
+    )

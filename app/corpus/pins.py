@@ -1,0 +1,105 @@
+"""The pinned corpus list (`data/corpus/releases.json`): packages, releases, wheel hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PINS = Path(__file__).resolve().parents[2] / "data" / "corpus" / "releases.json"
+
+
+class PinError(ValueError):
+    """The pinned list is missing, malformed or names something it cannot have."""
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """One release of one package: where its wheel comes from and how it is checked."""
+
+    package: str
+    repo: str
+    version: str
+    tag: str
+    wheel: str
+    sha256: str
+    path_prefix: str
+    include: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.package} {self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pins:
+    releases: tuple[Release, ...]
+    digest: str
+
+    def packages(self) -> list[str]:
+        return list(dict.fromkeys(r.package for r in self.releases))
+
+    def of(self, package: str) -> list[Release]:
+        return [r for r in self.releases if r.package == package]
+
+
+def _str(data: dict[str, Any], key: str, where: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value:
+        raise PinError(f"{where}: `{key}` must be a non-empty string")
+    return value
+
+
+def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
+    """Read and check the pinned list; `only` keeps the named packages."""
+    try:
+        raw = path.read_bytes()
+        data = json.loads(raw)
+    except OSError as exc:
+        raise PinError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise PinError(f"{path}: invalid JSON: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("packages"), list):
+        raise PinError(f"{path}: expected an object with a `packages` list")
+    releases: list[Release] = []
+    for i, pkg in enumerate(data["packages"]):
+        where = f"{path.name}: packages[{i}]"
+        if not isinstance(pkg, dict) or not isinstance(pkg.get("releases"), list):
+            raise PinError(f"{where}: expected an object with a `releases` list")
+        name = _str(pkg, "name", where)
+        if only and name not in only:
+            continue
+        repo = _str(pkg, "repo", where)
+        tag_format = pkg.get("tagFormat", "v{version}")
+        include = tuple(pkg.get("include", []))
+        exclude = tuple(pkg.get("exclude", []))
+        for j, rel in enumerate(pkg["releases"]):
+            rwhere = f"{where}.releases[{j}]"
+            if not isinstance(rel, dict):
+                raise PinError(f"{rwhere}: expected an object")
+            version = _str(rel, "version", rwhere)
+            sha = _str(rel, "sha256", rwhere)
+            if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+                raise PinError(f"{rwhere}: `sha256` must be 64 lowercase hex digits")
+            releases.append(
+                Release(
+                    package=name,
+                    repo=repo,
+                    version=version,
+                    tag=str(tag_format).format(version=version),
+                    wheel=_str(rel, "wheel", rwhere),
+                    sha256=sha,
+                    path_prefix=str(pkg.get("pathPrefix", "")),
+                    include=include,
+                    exclude=exclude,
+                )
+            )
+    if only and not releases:
+        raise PinError(f"no pinned package named {', '.join(only)}")
+    digest = hashlib.sha256(
+        json.dumps([r.__repr__() for r in releases]).encode("utf-8")
+    ).hexdigest()
+    return Pins(tuple(releases), digest)

@@ -1,0 +1,305 @@
+"""Walk a module's tree for raise sites and asserts, with the code context of each.
+
+Every `raise` and `assert` is classified by the form of its message (see `FORMS`); the
+sites whose message keeps literal text become records. Each site carries its enclosing
+function, the condition under which it fires (as source), the function's docstring and the
+attributes the condition reads (for server flags), all derived from the code alone.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from app.drafts.extract import (
+    Part,
+    Placeholder,
+    RaiseSite,
+    _exception_class,
+    _name,
+    has_literal_text,
+    message_arg,
+    message_parts,
+    normalise,
+)
+
+FORM_LITERAL = "literal"
+FORM_FSTRING = "f-string"
+FORM_PERCENT = "%"
+FORM_FORMAT = ".format()"
+FORM_CONCAT = "+"
+FORM_IMPLICIT = "implicit concatenation"
+FORM_VARIABLE = "variable"
+FORM_ASSERT = "assert"
+FORM_NO_MESSAGE = "no message"
+FORM_OTHER = "other expression"
+FORM_RERAISE = "re-raise"
+FORMS = (
+    FORM_LITERAL,
+    FORM_FSTRING,
+    FORM_PERCENT,
+    FORM_FORMAT,
+    FORM_CONCAT,
+    FORM_IMPLICIT,
+    FORM_VARIABLE,
+    FORM_ASSERT,
+    FORM_NO_MESSAGE,
+    FORM_OTHER,
+    FORM_RERAISE,
+)
+MAX_CONDITION = 300
+MAX_DOCSTRING = 600
+_EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
+
+
+@dataclass(frozen=True, slots=True)
+class ExceptionClass:
+    """A class the package defines whose bases make it an exception."""
+
+    name: str
+    bases: tuple[str, ...]
+    line: int
+
+
+_Cond = tuple[bool, ast.expr]  # (negated, test): rendered only for sites that use it
+
+
+@dataclass(slots=True)
+class _Function:
+    name: str
+    node: ast.AST | None
+    assigns: dict[str, list[tuple[int, ast.expr, bool]]] = field(default_factory=dict)
+
+
+def _message_form(node: ast.expr, source: str | None) -> str:
+    if isinstance(node, ast.Constant):
+        return _implicit(node, source) or FORM_LITERAL
+    if isinstance(node, ast.JoinedStr):
+        return _implicit(node, source) or FORM_FSTRING
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return FORM_PERCENT
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return FORM_CONCAT
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "format":
+            return FORM_FORMAT
+    return FORM_OTHER
+
+
+def _implicit(node: ast.expr, source: str | None) -> str | None:
+    """Adjacent string literals over several lines (not one triple-quoted string)."""
+    if source is None or node.end_lineno is None or node.end_lineno == node.lineno:
+        return None
+    segment = ast.get_source_segment(source, node) or ""
+    head = segment.lstrip("rRbBuUfF")
+    if head.startswith(('"""', "'''")) and head.rstrip().endswith(head[:3]):
+        if head.count(head[:3]) == 2:
+            return None
+    return FORM_IMPLICIT
+
+
+def _negate(test: ast.expr) -> str:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _source(test.operand)
+    if isinstance(test, ast.Name | ast.Attribute | ast.Call | ast.Subscript | ast.Constant):
+        return f"not {_source(test)}"
+    return f"not ({_source(test)})"
+
+
+def _condition(conds: list[_Cond]) -> str | None:
+    texts = [_negate(test) if negated else _source(test) for negated, test in conds]
+    return " and ".join(f"({t})" if len(texts) > 1 else t for t in texts) or None
+
+
+def _source(node: ast.expr) -> str:
+    try:
+        text = " ".join(ast.unparse(node).split())
+    except (ValueError, RecursionError):  # pragma: no cover - malformed synthetic trees
+        return "?"
+    return text if len(text) <= MAX_CONDITION else text[: MAX_CONDITION - 3] + "..."
+
+
+def _reads(nodes: list[ast.expr]) -> tuple[str, ...]:
+    """`base.attr` reads in the conditions, as `base.attr` text (for server flags)."""
+    out: list[str] = []
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load):
+                text = _source(sub)
+                if text not in out and len(out) < 20:
+                    out.append(text)
+    return tuple(out)
+
+
+def _docstring(node: ast.AST | None) -> str | None:
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    doc = ast.get_docstring(node)
+    if not doc:
+        return None
+    doc = doc.strip()
+    return doc if len(doc) <= MAX_DOCSTRING else doc[: MAX_DOCSTRING - 3] + "..."
+
+
+class _Scanner:
+    """One pass over a module: sites in source order and exception class definitions."""
+
+    def __init__(self, source: str | None) -> None:
+        self.source = source
+        self.sites: list[RaiseSite] = []
+        self.classes: list[ExceptionClass] = []
+
+    def run(self, tree: ast.AST) -> None:
+        self._body(getattr(tree, "body", []), [], _Function("<module>", None), [])
+
+    def _body(
+        self, stmts: list[ast.stmt], scope: list[str], func: _Function, conds: list[_Cond]
+    ) -> None:
+        for stmt in stmts:
+            self._stmt(stmt, scope, func, conds)
+
+    def _stmt(self, stmt: ast.stmt, scope: list[str], func: _Function, conds: list[_Cond]) -> None:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            inner = _Function(".".join([*scope, stmt.name]), stmt)
+            self._body(stmt.body, [*scope, stmt.name], inner, [])
+            return
+        if isinstance(stmt, ast.ClassDef):
+            bases = tuple(_name(b) for b in stmt.bases)
+            if any(b.rsplit(".", 1)[-1].endswith(_EXCEPTION_SUFFIXES) for b in bases):
+                self.classes.append(ExceptionClass(stmt.name, bases, stmt.lineno))
+            self._body(stmt.body, [*scope, stmt.name], func, conds)
+            return
+        if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            self._assign(stmt, func)
+        if isinstance(stmt, ast.If):
+            self._body(stmt.body, scope, func, [*conds, (False, stmt.test)])
+            self._body(stmt.orelse, scope, func, [*conds, (True, stmt.test)])
+            return
+        if isinstance(stmt, ast.Raise):
+            self._raise(stmt, func, conds)
+            return
+        if isinstance(stmt, ast.Assert):
+            self._assert(stmt, func, conds)
+            return
+        for name in ("body", "orelse", "finalbody"):
+            self._body(getattr(stmt, name, []) or [], scope, func, conds)
+        for handler in getattr(stmt, "handlers", []) or []:
+            self._body(handler.body, scope, func, conds)
+        for case in getattr(stmt, "cases", []) or []:
+            self._body(case.body, scope, func, conds)
+
+    def _assign(self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign, func: _Function) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        value = stmt.value
+        if value is None or len(targets) != 1 or not isinstance(targets[0], ast.Name):
+            return
+        appended = isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add)
+        if isinstance(stmt, ast.AugAssign) and not appended:
+            return
+        func.assigns.setdefault(targets[0].id, []).append((stmt.lineno, value, appended))
+
+    def _variable(self, name: str, line: int, func: _Function) -> list[Part] | None:
+        """The message built in `name` before `line` in this function (`=`, then `+=`)."""
+        steps = [s for s in func.assigns.get(name, []) if s[0] < line]
+        start = max((i for i, s in enumerate(steps) if not s[2]), default=None)
+        if start is None:
+            return None
+        parts: list[Part] = []
+        for _line, value, _appended in steps[start:]:
+            found = message_parts(value)
+            parts.extend(found if found is not None else [Placeholder(_name(value))])
+        return parts
+
+    def _site(
+        self,
+        stmt: ast.stmt,
+        cls: str,
+        raw: list[Part] | None,
+        form: str,
+        func: _Function,
+        conds: list[_Cond],
+        chained: bool = False,
+    ) -> None:
+        parts = normalise(raw) if raw else ()
+        if parts and not has_literal_text(parts):
+            parts = ()
+        self.sites.append(
+            RaiseSite(
+                cls,
+                parts,
+                stmt.lineno,
+                stmt.end_lineno or stmt.lineno,
+                form=form,
+                function=func.name,
+                condition=_condition(conds) if parts else None,
+                docstring=_docstring(func.node) if parts else None,
+                reads=_reads([node for _, node in conds]) if parts else (),
+                chained=chained,
+            )
+        )
+
+    def _raise(self, stmt: ast.Raise, func: _Function, conds: list[_Cond]) -> None:
+        if stmt.exc is None:
+            self._site(stmt, "", None, FORM_RERAISE, func, conds)
+            return
+        found = _exception_class(stmt.exc)
+        if found is None:
+            bare = _name(stmt.exc) if isinstance(stmt.exc, ast.Name | ast.Attribute) else ""
+            form = FORM_NO_MESSAGE if bare[:1].isupper() else FORM_OTHER
+            self._site(stmt, bare, None, form, func, conds, stmt.cause is not None)
+            return
+        cls, call = found
+        arg = message_arg(call)
+        if arg is None:
+            self._site(stmt, cls, None, FORM_NO_MESSAGE, func, conds, stmt.cause is not None)
+            return
+        raw, form = self._message(arg, stmt.lineno, func)
+        self._site(stmt, cls, raw, form, func, conds, stmt.cause is not None)
+
+    def _message(self, arg: ast.expr, line: int, func: _Function) -> tuple[list[Part] | None, str]:
+        if isinstance(arg, ast.Name):
+            return self._variable(arg.id, line, func), FORM_VARIABLE
+        form = _message_form(arg, self.source)
+        return message_parts(self._inline(arg, line, func)), form
+
+    def _inline(self, node: ast.expr, line: int, func: _Function) -> ast.expr:
+        """`fmt % args` / `fmt.format(...)` with `fmt` a variable holding one literal."""
+        if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Name):
+            literal = self._literal(node.left.id, line, func)
+            if literal is not None:
+                return ast.BinOp(ast.Constant(literal), node.op, node.right)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Name)
+        ):
+            literal = self._literal(node.func.value.id, line, func)
+            if literal is not None:
+                func_node = ast.Attribute(ast.Constant(literal), "format", ast.Load())
+                return ast.Call(func_node, node.args, node.keywords)
+        return node
+
+    def _literal(self, name: str, line: int, func: _Function) -> str | None:
+        parts = self._variable(name, line, func)
+        if parts is not None and len(parts) == 1 and isinstance(parts[0], str):
+            return parts[0]
+        return None
+
+    def _assert(self, stmt: ast.Assert, func: _Function, conds: list[_Cond]) -> None:
+        raw = None if stmt.msg is None else self._message(stmt.msg, stmt.lineno, func)[0]
+        guard = (True, stmt.test)
+        self._site(stmt, "AssertionError", raw, FORM_ASSERT, func, [*conds, guard])
+
+
+def scan(tree: ast.AST, source: str | None = None) -> tuple[list[RaiseSite], list[ExceptionClass]]:
+    """Every raise/assert site (with or without a usable message) and exception class."""
+    scanner = _Scanner(source)
+    scanner.run(tree)
+    return scanner.sites, scanner.classes
+
+
+def raise_sites(tree: ast.AST, source: str | None = None) -> Iterator[RaiseSite]:
+    """Sites whose message keeps literal text: the ones that become records."""
+    yield from (site for site in scan(tree, source)[0] if site.parts)

@@ -1,0 +1,158 @@
+"""`flask corpus build` end to end on two real sglang releases (0.4.3 and 0.4.6): one
+record per raise site, old wordings still match, curated records attach, filters work."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.corpus.catalog import forget
+from tests.conftest import import_envelopes, make_envelope
+from tests.corpus.wheels import small_pins
+
+pytestmark = pytest.mark.integration
+
+OLD_WORDING = (
+    "ValueError: Initial test run failed - Please make sure benchmark arguments are "
+    "correctly specified. Error: connection refused"
+)
+CURATED_ID = "c0ffee0000000001"
+
+
+@pytest.fixture
+def built(app, runner, tmp_path, seed_envelope):
+    curated = make_envelope(
+        seed_envelope,
+        CURATED_ID,
+        filePath="python/sglang/srt/distributed/utils.py",
+        lineNumber=76,
+        errorMessage="Invalid partition string: {partition_list_str}",
+        messagePattern=r"Invalid partition string: .+",
+    )
+    import_envelopes(runner, tmp_path / "curated.jsonl", [curated])
+    pins = small_pins(tmp_path, ("0.4.3", "0.4.6"))
+    result = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert result.exit_code == 0, result.output
+    assert "1 attached to curated records" in result.output
+    return runner, pins
+
+
+def test_build_is_idempotent(built):
+    runner, pins = built
+    again = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert again.exit_code == 0, again.output
+    assert "corpus reused" in again.output and "already loaded: nothing to do" in again.output
+
+
+def test_old_wording_matches_the_site_with_its_release_range(built, client):
+    body = client.post("/api/v1/match", json={"text": OLD_WORDING, "limit": 3}).get_json()
+    top = body["matches"][0]
+    assert top["errorMessage"].startswith("Warmup failed - Please make sure")
+    assert top["curated"] is False and top["repo"] == "sgl-project/sglang"
+    assert top["releases"] == {"first": "0.4.3", "last": "0.4.6"}
+    assert top["at"]["release"] == "0.4.6"
+    older = client.post(
+        "/api/v1/match", json={"text": OLD_WORDING, "limit": 3, "version": "0.4.3"}
+    ).get_json()["matches"][0]
+    assert older["id"] == top["id"]
+    assert older["at"]["release"] == "0.4.3" and older["at"]["filePath"].endswith(
+        "bench_serving.py"
+    )
+    site = client.get(f"/api/v1/records/{top['id']}").get_json()["site"]
+    assert site["summary"].startswith("raised in 0.4.3 – 0.4.6; message reworded in 0.4.6")
+    assert site["whyFired"]["source"] == "code"
+    assert "not curated" in site["whyFired"]["label"]
+    assert [loc["release"] for loc in site["locations"]] == ["0.4.3", "0.4.6"]
+    assert site["locations"][0]["githubUrl"].startswith(
+        "https://github.com/sgl-project/sglang/blob/v0.4.3/python/sglang/bench_serving.py#L"
+    )
+
+
+def test_curated_record_is_the_one_result_for_its_site(built, client):
+    text = "ValueError: Invalid partition string: 3,4"
+    matches = client.post("/api/v1/match", json={"text": text, "limit": 10}).get_json()["matches"]
+    assert [m["id"] for m in matches] == [CURATED_ID]
+    assert matches[0]["curated"] is True and matches[0]["solutions"]
+    assert matches[0]["releases"] == {"first": "0.4.3", "last": "0.4.6"}
+    record = client.get(f"/api/v1/records/{CURATED_ID}").get_json()
+    assert record["draft"] is False
+    assert record["site"]["whyFired"]["condition"] == "partition_list_str is not None"
+    drafts_only = client.post("/api/v1/match", json={"text": text, "curated": False}).get_json()[
+        "matches"
+    ]
+    assert drafts_only == []
+
+
+def test_filters_and_compact_fields(built, client):
+    elsewhere = client.post(
+        "/api/v1/match", json={"text": OLD_WORDING, "repo": "huggingface/transformers"}
+    ).get_json()
+    assert elsewhere["matches"] == []
+    gone = client.post("/api/v1/match", json={"text": OLD_WORDING, "version": "0.5.23"})
+    assert gone.get_json()["matches"] == []
+    bad = client.post("/api/v1/match", json={"text": OLD_WORDING, "version": "0.4 ; drop"})
+    assert bad.status_code == 422
+    hits = client.get("/api/v1/search", query_string={"q": "partition string"}).get_json()
+    assert hits["items"][0]["curated"] is True and hits["items"][0]["at"]["release"] == "0.4.6"
+    compact = client.get("/api/v1/records", query_string={"compact": 1, "per_page": 5}).get_json()[
+        "items"
+    ]
+    assert all({"curated", "repo", "releases", "at"} <= set(item) for item in compact)
+
+
+def test_record_page_shows_the_history_and_derived_why(built, client):
+    body = client.post("/api/v1/match", json={"text": OLD_WORDING}).get_json()
+    page = client.get(f"/records/{body['matches'][0]['id']}").get_data(as_text=True)
+    assert "Across releases" in page and "derived from the code, not curated" in page
+    assert "raised in 0.4.3 – 0.4.6" in page
+
+
+FRAMES_043 = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/lib/python3/dist-packages/sglang/bench_serving.py", line 151, '
+    "in async_request_openai_completions\n"
+    '    data = response["choices"]\n'
+    "KeyError: 'choices'\n"
+)
+
+
+def test_frames_say_which_release_and_what_the_function_raises(built, client):
+    body = client.post("/api/v1/match", json={"text": FRAMES_043}).get_json()
+    evidence = body["evidence"]
+    assert evidence["fits"]["sgl-project/sglang"]["releases"] == ["0.4.3"]
+    frame = evidence["frame"]
+    assert frame["release"] == "0.4.3" and frame["atRaiseSite"] is True
+    assert frame["githubUrl"] == (
+        "https://github.com/sgl-project/sglang/blob/v0.4.3/python/sglang/bench_serving.py#L151"
+    )
+    assert any(
+        r["errorMessage"].startswith("OpenAI Completions API URL")
+        for r in frame["recordsInFunction"]
+    )
+    assert "the frames fit sgl-project/sglang 0.4.3 (of the pinned releases)" in body["notes"]
+    unknown = client.post("/api/v1/match", json={"text": "KeyError: 'zzz'"}).get_json()
+    assert unknown["notes"][0] == "no record's message pattern matches this error"
+
+
+def test_a_curated_record_imported_later_takes_over_its_site(
+    built, client, tmp_path, seed_envelope
+):
+    runner, pins = built
+    text = "AssertionError: OpenAI Completions API URL must end with 'completions'."
+    before = client.post("/api/v1/match", json={"text": text}).get_json()["matches"]
+    assert [m["curated"] for m in before] == [False]
+    later = make_envelope(
+        seed_envelope,
+        "c0ffee0000000002",
+        filePath="python/sglang/bench_serving.py",
+        errorClass="AssertionError",
+        errorMessage="OpenAI Completions API URL must end with 'completions'.",
+        messagePattern=r"OpenAI Completions API URL must end with 'completions'\.",
+    )
+    import_envelopes(runner, tmp_path / "later.jsonl", [later])
+    again = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert again.exit_code == 0, again.output
+    assert "2 attached to curated records, 1 removed" in again.output
+    forget()  # the catalog is rechecked at most every 2 s; do not wait for it
+    after = client.post("/api/v1/match", json={"text": text}).get_json()["matches"]
+    assert [(m["id"], m["curated"]) for m in after] == [("c0ffee0000000002", True)]
+    assert client.get(f"/api/v1/records/{before[0]['id']}").status_code == 404

@@ -1,0 +1,73 @@
+"""One record per raise site across releases: moves, rewordings, release order."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.corpus.history import Location, at_release, history, version_key
+from app.corpus.merge import merge_releases
+
+pytestmark = pytest.mark.unit
+
+
+def site(path, function, message, line=10, cls="ValueError"):
+    return {"path": path, "function": function, "parts": [message], "line": line, "cls": cls}
+
+
+def test_moved_reworded_and_new_sites_chain_by_message_and_function():
+    old = [
+        site("a/backends.py", "create", "trtllm_mla needs an MLA model", 75),
+        site("a/backends.py", "create", "Too many heads", 80),
+        site("a/models/llama.py", "load_weights", "Unexpected key"),
+        site("a/models/qwen.py", "load_weights", "Unexpected key"),
+    ]
+    moved = [
+        site("a/registry.py", "create", "trtllm_mla needs an MLA model", 97),
+        site("a/backends.py", "create", "Too many attention heads", 81),
+        site("a/models/llama.py", "load_weights", "Unexpected key"),
+        site("a/models/qwen.py", "load_weights", "Unexpected key"),
+        site("a/backends.py", "create", "A brand new error"),
+    ]
+    chains = merge_releases([("0.4.6", old), ("0.5.5", moved), ("0.5.17", moved)])
+    assert len(chains) == 5
+    by_first = {c.first["parts"][0]: c for c in chains}
+    mla = by_first["trtllm_mla needs an MLA model"]
+    assert [(v, s["path"]) for v, s in mla.locations] == [
+        ("0.4.6", "a/backends.py"),
+        ("0.5.5", "a/registry.py"),
+        ("0.5.17", "a/registry.py"),
+    ]
+    heads = by_first["Too many heads"]
+    assert heads.latest["parts"] == ["Too many attention heads"]
+    # Same message and function in two files stay two sites.
+    keys = [c.latest["path"] for c in chains if c.first["parts"] == ["Unexpected key"]]
+    assert sorted(keys) == ["a/models/llama.py", "a/models/qwen.py"]
+
+
+def test_history_summary_says_range_move_and_rewording():
+    locs = [
+        Location("0.4.6", "a/backends.py", 75, "create", "Old words"),
+        Location("0.4.10", "a/backends.py", 77, "create", "Old words"),
+        Location("0.5.5", "a/registry.py", 97, "create", "Old words"),
+        Location("0.5.17", "a/registry.py", 99, "create", "New words"),
+        Location("0.5.23", "a/registry.py", 99, "create", "New words"),
+    ]
+    summary = history(list(reversed(locs))).summary()
+    assert summary == (
+        "raised in 0.4.6 – 0.5.23; moved in 0.5.5; message reworded in 0.5.17 (before: Old words)"
+    )
+    assert at_release(locs, "0.4.10").line_number == 77
+    assert at_release(locs, "0.5.7").release == "0.5.5"  # newest pinned release before it
+    assert at_release(locs, "0.3.0") is None
+    assert history([]) is None
+
+
+def test_version_order_is_numeric():
+    versions = ["0.5.10", "0.4.10", "0.5.1", "0.4.6", "0.5.10.post1"]
+    assert sorted(versions, key=version_key) == [
+        "0.4.6",
+        "0.4.10",
+        "0.5.1",
+        "0.5.10",
+        "0.5.10.post1",
+    ]

@@ -1,0 +1,133 @@
+"""Every raise form, on real code: the sglang 0.4.3 wheel (pinned, SHA-256 checked)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.corpus.draft import draft_release
+from app.drafts.extract import Placeholder
+from app.drafts.records import instantiate, message_pattern
+from app.drafts.scan import FORMS, raise_sites, scan
+from app.drafts.services import parse_source
+from app.drafts.sources import iter_python_files
+from app.matching import MatchIndex, PatternEntry
+from tests.corpus.wheels import sglang_wheel
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def sites():
+    """`(package path, line) -> site` for the whole 0.4.3 wheel, plus its classes."""
+    found, classes = {}, []
+    for path, data in iter_python_files(sglang_wheel("0.4.3")):
+        tree = parse_source(data)
+        if tree is None:
+            continue
+        text = data.decode("utf-8", "replace")
+        for site in raise_sites(tree, text):
+            found[(path, site.line)] = site
+        classes += [(path, c) for c in scan(tree, text)[1]]
+    return found, classes
+
+
+def _matches(site, message):
+    pattern = message_pattern(site.parts, site.error_class)
+    index = MatchIndex([PatternEntry("r", pattern, site.error_class)])
+    return any(h.whole for h in index.search(message))
+
+
+# (file, line, form, class, message start, raise-from?)
+CASES = [
+    (
+        "sglang/bench_serving.py",
+        151,
+        "assert",
+        "AssertionError",
+        "OpenAI Completions API URL must end with 'completions'.",
+        False,
+    ),
+    (
+        "sglang/srt/hf_transformers_utils.py",
+        174,
+        "variable",
+        "RuntimeError",
+        "Failed to load the tokenizer. If the tokenizer is a custom tokenizer",
+        True,
+    ),
+    (
+        "sglang/srt/_custom_ops.py",
+        45,
+        "%",
+        "NotImplementedError",
+        "Error in calling custom op {fn.__name__}: {e}\nNot implemented or built",
+        True,
+    ),
+    (
+        "sglang/srt/distributed/utils.py",
+        76,
+        ".format()",
+        "ValueError",
+        "Invalid partition string: {partition_list_str}",
+        True,
+    ),
+    (
+        "sglang/srt/utils.py",
+        470,
+        "+",
+        "Exception",
+        "{pkg} is installed with version {installed_version}, which is less than",
+        False,
+    ),
+    (
+        "sglang/bench_one_batch.py",
+        484,
+        "implicit concatenation",
+        "ValueError",
+        "Provide --model-path for running the tests or provide --result-filename",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "line", "form", "cls", "start", "chained"), CASES)
+def test_each_raise_form_is_drafted_and_matches(sites, path, line, form, cls, start, chained):
+    from app.drafts.records import render_message
+
+    site = sites[0][(path, line)]
+    assert (site.form, site.error_class, site.chained) == (form, cls, chained)
+    assert render_message(site.parts).startswith(start)
+    names = {p.name for p in site.parts if isinstance(p, Placeholder)}
+    message = instantiate(site.parts, dict.fromkeys(names, "qwen-7b")).strip()
+    assert _matches(site, message), message
+    assert not _matches(site, "Something else entirely: " + "x" * 5)
+
+
+def test_code_context_of_a_site(sites):
+    found = sites[0]
+    tokenizer = found[("sglang/bench_one_batch.py", 484)]
+    assert tokenizer.function == "main"
+    assert tokenizer.condition == "not server_args.model_path"
+    assert "server_args.model_path" in tokenizer.reads
+    asserted = found[("sglang/bench_serving.py", 151)]
+    assert asserted.function == "async_request_openai_completions"
+    assert asserted.condition == "not api_url.endswith('completions')"
+    variable = found[("sglang/srt/hf_transformers_utils.py", 174)]
+    assert variable.docstring == "Gets a tokenizer for the given model name via Huggingface."
+
+
+def test_project_exception_classes_keep_their_bases(sites):
+    classes = {c.name: (path, c.bases) for path, c in sites[1]}
+    assert classes["StopTracing"] == ("sglang/lang/tracer.py", ("Exception",))
+
+
+def test_release_counts_by_form_and_server_flags():
+    draft = draft_release(sglang_wheel("0.4.3"), "python/", ("sglang/"))
+    assert set(draft.forms) <= set(FORMS)
+    assert draft.forms["assert"] > draft.drafted["assert"] > 100  # asserts with a message
+    assert draft.forms["no message"] > 0 and "no message" not in draft.drafted
+    assert sum(draft.drafted.values()) == len(draft.sites)
+    (site,) = [s for s in draft.sites if s["path"] == "python/sglang/bench_one_batch.py"]
+    assert site["flags"] == ["--model-path"]
+    flagged = {f for s in draft.sites for f in s["flags"]}
+    assert {"--grammar-backend", "--disable-radix-cache"} <= flagged
