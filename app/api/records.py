@@ -85,7 +85,7 @@ def search_records() -> Response:
             repo=r.repo,
             filePath=r.file_path,
             href=record_page_url(r.id),
-            **site_fields(catalog, r.id),
+            **{k: v for k, v in site_fields(catalog, r.id).items() if k != "repo"},
         )
         for r in found.records
     ]
