@@ -34,6 +34,8 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
             "id": entry.record_id,
             "kind": m.why.kind,
             "score": round(m.score, 4),
+            "count": m.count,
+            "sameSite": list(m.same_site[:20]),
             "errorMessage": entry.error_message,
             "errorClass": entry.error_class,
             "solutions": catalog.solutions.get(entry.record_id, []),
@@ -43,7 +45,7 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
         if not compact:
             item["why"] = m.why.to_dict()
         items.append(item)
-    body: dict[str, Any] = {"matches": items, "fallback": result.fallback}
+    body: dict[str, Any] = {"matches": items, "fallback": result.fallback, "answer": result.answer}
     if not compact:
         body["parsed"] = result.parsed.to_dict()
     return body

@@ -83,7 +83,7 @@ class MatchRequest(BaseModel):
 class MatchWhy(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    kind: Literal["pattern", "text"]
+    kind: Literal["pattern", "prefix", "frame", "text"]
     pattern: str | None = None
     span: list[int] | None = None
     matchedText: str | None = None
@@ -94,8 +94,10 @@ class MatchWhy(BaseModel):
 
 class MatchItem(BaseModel):
     id: str
-    kind: Literal["pattern", "text"]
+    kind: Literal["pattern", "prefix", "frame", "text"]
     score: float
+    count: int = Field(default=1, description="Records of this raise site that matched")
+    sameSite: list[str] = Field(default_factory=list, description="The other ones' ids")
     errorMessage: str
     errorClass: str
     solutions: list[str]
@@ -109,6 +111,9 @@ class MatchResponse(BaseModel):
         default=None, description="What was read from the text: exceptions and frames"
     )
     matches: list[MatchItem]
+    answer: dict[str, Any] | None = Field(
+        default=None, description="What is known and what is not: evidence, known, unknown"
+    )
 
 
 class Problem(BaseModel):

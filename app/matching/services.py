@@ -312,7 +312,9 @@ def _headline(exc: ParsedException) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _answer(parsed: ParsedError, kind: str | None, count: int, frame: Frame | None) -> dict[str, Any]:
+def _answer(
+    parsed: ParsedError, kind: str | None, count: int, frame: Frame | None
+) -> dict[str, Any]:
     """What is known and what is not, in sentences, for every paste."""
     known: list[str] = []
     unknown: list[str] = []
