@@ -23,7 +23,7 @@ from app.matching.literals import extract
 MAX_VERIFY_CHARS = 16_384
 MAX_HITS = 8
 MAX_BOUNDS_PER_LINE = 6
-PREFIX_KEY = 16
+PREFIX_KEY = 12
 MIN_PREFIX_CHARS = 24
 MAX_PREFIX_STARTS = 24
 
@@ -95,12 +95,21 @@ def template_prefix(template: str, text: str) -> bool:
             break
         found = text.find(literal, pos + 1)
         if found < 0:
+            matched += _cut_literal(text, pos + 1, literal)
             break
         pos = found + len(literal)
         matched += len(literal)
     else:
         return False
     return matched >= MIN_PREFIX_CHARS
+
+
+def _cut_literal(text: str, start: int, literal: str) -> int:
+    """Length of the longest start of `literal` that text ends with (after `start`)."""
+    for k in range(min(len(literal), len(text) - start), 0, -1):
+        if text.endswith(literal[:k]):
+            return k
+    return 0
 
 
 def file_key(path: str) -> str:

@@ -20,7 +20,7 @@ import weakref
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.matching.index import MatchIndex, PatternEntry, file_key
+from app.matching.index import MatchIndex, PatternEntry
 from app.matching.parse import (
     ROLE_BODY,
     ROLE_CHAINED,
@@ -218,11 +218,13 @@ def _build(
         specificity=specificity,
         similarity=similarity,
     )
+    same_function = frame is not None and bool(entry.function) and entry.function == frame.function
     key = (
         -tier[0],
         -tier[1],
         -_CLASS_LEVEL[agreement],
         frame is None,
+        not same_function,
         dist if dist is not None else 10**9,
         entry.is_draft is not False,
         -specificity,
@@ -234,23 +236,26 @@ def _build(
     return key, Match(entry.record_id, round(score, 4), why)
 
 
-def site_key(entry: PatternEntry) -> tuple[str, str, str]:
-    """One raise site: repo, the file's last two components and the message template."""
+def site_key(entry: PatternEntry) -> tuple[str, str, str, str]:
+    """One raise site: repo, file, function (when known) and the message template."""
     template = _SPACE.sub(" ", _PLACEHOLDER.sub("{}", entry.error_message or entry.pattern))
-    return (entry.repo or "", file_key(entry.file_path or ""), template.strip())
+    path = (entry.file_path or "").replace("\\", "/")
+    return (entry.repo or "", path, entry.function or "", template.strip())
 
 
 def _rank(
     scored: dict[str, tuple[tuple[Any, ...], Match]], index: MatchIndex, limit: int
 ) -> tuple[Match, ...]:
     """Best first, one result per raise site; a curated record represents its site."""
-    groups: dict[tuple[str, str, str], list[tuple[tuple[Any, ...], Match]]] = {}
+    groups: dict[tuple[str, str, str, str], list[tuple[tuple[Any, ...], Match]]] = {}
     for item in sorted(scored.values(), key=lambda km: km[0]):
         entry = index.get(item[1].record_id) or PatternEntry(item[1].record_id, "")
         groups.setdefault(site_key(entry), []).append(item)
     ranked: list[tuple[tuple[Any, ...], Match]] = []
     for members in groups.values():
-        best_key = members[0][0]
+        # Past the evidence of the paste itself, a site seen in more records (releases)
+        # goes first: a tie then falls to the file path, never to the id.
+        best_key = (*members[0][0][:8], -len(members), *members[0][0][8:])
         curated = [m for _, m in members if _is_curated(index, m.record_id)]
         head = curated[0] if curated else members[0][1]
         others = tuple(m.record_id for _, m in members if m.record_id != head.record_id)
