@@ -153,6 +153,18 @@ def _expand_json_line(line: str) -> list[str] | None:
     return None
 
 
+def unwrap_emphasis(line: str) -> str:
+    """A whole line in Markdown bold or inline code, as issue text often has: its text."""
+    stripped = line.strip()
+    for mark in ("**", "__", "`"):
+        n = len(mark)
+        if len(stripped) > 2 * n and stripped.startswith(mark) and stripped.endswith(mark):
+            inner = stripped[n:-n]
+            if mark not in inner:
+                return line[: len(line) - len(line.lstrip())] + inner
+    return line
+
+
 def strip_prefixes(line: str) -> Line:
     """Remove stacked log prefixes from the start of a line (bounded passes).
 
@@ -179,6 +191,7 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
     lines: list[Line] = []
     for number, raw_line in enumerate(text.split("\n", MAX_LINES)[:MAX_LINES]):
         first = strip_prefixes(raw_line)
+        first = Line(unwrap_emphasis(first.text), first.prefix)
         expanded = _expand_json_line(first.text)
         if expanded is None:
             lines.append(first)

@@ -130,6 +130,7 @@ def _read_message(lines: list[Line], i: int, first: str, prefix: str, base: int)
             or TRACEBACK_HEADER in s
             or stripped in CHAIN_SEPARATORS
             or _indent(s) < base
+            or _FRAME.match(s) is not None
         ):
             break
         parts.append(s[base:])
@@ -188,6 +189,9 @@ def _read_block(
     if j >= len(lines):
         return _class_from_source(None, frames), "", tuple(frames), j
     cls, first = _split_exception_line(lines[j].text)
+    if cls is not None and ":" not in lines[j].text:
+        # A bare `NotImplementedError`: no message, and what follows is not one.
+        return _class_from_source(cls, frames), "", tuple(frames), j + 1
     message, j = _read_message(lines, j, first, lines[j].prefix, base)
     return _class_from_source(cls, frames), message, tuple(frames), j
 
@@ -315,6 +319,13 @@ def parse_error(raw: str | bytes) -> ParsedError:
             if key not in seen:
                 seen.add(key)
                 exceptions.append(ParsedException(cls, message, frames, role))
+    if exceptions and all(not e.message and e.error_class is None for e in exceptions):
+        # Frames without an exception line after them (the error was pasted first, or
+        # the paste stops at the frames): the error comes from the rest of the text.
+        frames = next((e.frames for e in exceptions if e.frames), ())
+        exceptions = [
+            ParsedException(e.error_class, e.message, frames, e.role) for e in _plain(lines)
+        ]
     if not exceptions:
         exceptions = _plain(lines)
     # What a client got back wraps the server's message in a body: match that message too.
