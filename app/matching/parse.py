@@ -36,7 +36,7 @@ _RAISE = re.compile(r"raise (" + _CLASS + r")\b")
 _EXC_SUFFIX = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Timeout", "Failure")
 # `Class: message` inside prose or quotes: "... error: `ValueError: x`", "\"OSError: y\""
 _INLINE_EXC = re.compile(
-    r"(?<![\w.])((?:[A-Za-z_]\w{0,100}\.){0,8}[A-Za-z_]\w{0,100}"
+    r"(?<![A-Za-z0-9_.])((?:[A-Za-z_]\w{0,100}\.){0,8}[A-Za-z_]\w{0,100}"
     r"(?:Error|Exception|Warning|Exit|Interrupt|Timeout|Failure)"
     r"|(?:[a-z_]\w{0,100}\.){1,8}[A-Z]\w{0,100}): (\S[^\n]{0,8000})"
 )

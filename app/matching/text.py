@@ -46,24 +46,51 @@ class TokenSetSearch:
                 self._postings.setdefault(tok, []).append(doc)
         # Very common tokens carry little signal and would make queries scan everything.
         self._stop = max(50, len(self._ids) // 50)
+        self._longest = max((len(d) for d in self._docs), default=0)
 
     def __call__(self, query: str, limit: int) -> list[tuple[str, float]]:
         qtoks = tokens(query[:20_000])
         if not qtoks:
             return []
-        postings = sorted(
-            (p for tok in qtoks if (p := self._postings.get(tok)) and len(p) <= self._stop),
-            key=len,
-        )
-        candidates: set[int] = set()
-        for posting in postings[:MAX_QUERY_TOKENS]:  # rarest tokens first
-            if len(candidates) >= MAX_CANDIDATES:
-                break
-            candidates.update(posting)
+        # Cosine similarity is at most sqrt(shorter/longer): a document can only reach the
+        # minimum if its size is within a factor 1/min**2 of the query's.
+        factor = 1 / (self._min * self._min) if self._min > 0 else float("inf")
+        lo, hi = len(qtoks) / factor, len(qtoks) * factor
+        if self._longest < lo:
+            return []
+        rare: list[list[int]] = []
+        common = 0  # query tokens too frequent to walk: counted in the bound below
+        for tok in qtoks:
+            posting = self._postings.get(tok)
+            if posting is None:
+                continue
+            if len(posting) <= self._stop:
+                rare.append(posting)
+            else:
+                common += 1
+        rare.sort(key=len)
+        common += max(0, len(rare) - MAX_QUERY_TOKENS)
+        # Shared rare tokens per candidate (rarest tokens first; new candidates stop at
+        # MAX_CANDIDATES), then an upper bound on the similarity prunes before the exact one.
+        shared: dict[int, int] = {}
+        for posting in rare[:MAX_QUERY_TOKENS]:
+            full = len(shared) >= MAX_CANDIDATES
+            for doc in posting:
+                if doc in shared:
+                    shared[doc] += 1
+                elif not full:
+                    shared[doc] = 1
         scored = []
-        for doc in candidates:
+        nq = len(qtoks)
+        for doc, count in shared.items():
             toks = self._docs[doc]
-            sim = len(qtoks & toks) / math.sqrt(len(qtoks) * len(toks))
+            size = len(toks)
+            if not lo <= size <= hi:
+                continue
+            denom = math.sqrt(nq * size)
+            if (count + common) / denom < self._min:
+                continue
+            sim = len(qtoks & toks) / denom
             if sim >= self._min:
                 scored.append((self._ids[doc], round(min(sim, 1.0), 4)))
         scored.sort(key=lambda p: (-p[1], p[0]))
