@@ -48,6 +48,7 @@ _ROLE_ORDER = {ROLE_LAST: 0, ROLE_BODY: 1, ROLE_ROOT: 2, ROLE_PLAIN: 3, ROLE_CHA
 _TIER = {KIND_PATTERN: 3, KIND_PREFIX: 2, KIND_FRAME: 1, KIND_TEXT: 0}
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 _SPACE = re.compile(r"\s+")
+_PACKAGE_ROOTS = frozenset({"site-packages", "dist-packages"})
 _default_text: weakref.WeakKeyDictionary[MatchIndex, TokenSetSearch] = weakref.WeakKeyDictionary()
 
 
@@ -317,6 +318,40 @@ def _headline(exc: ParsedException) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+def _package(path: str) -> str | None:
+    """The installed package a frame's file belongs to (`.../site-packages/<pkg>/...`)."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    for i, part in enumerate(parts[:-1]):
+        if part in _PACKAGE_ROOTS:
+            return parts[i + 1]
+    if "sglang" in parts[:-1]:
+        return "sglang"
+    return None
+
+
+def _where_raised(parsed: ParsedError) -> list[str]:
+    """Where the traceback says the error was raised, and sglang's last frame if elsewhere."""
+    exc = next((e for e in parsed.exceptions if e.frames), None)
+    if exc is None:
+        return []
+    inner = exc.frames[-1]
+    package = _package(inner.file)
+    where = f"{inner.file.replace(chr(92), '/').rsplit('/', 1)[-1]}:{inner.line}"
+    if inner.function:
+        where += f" in {inner.function}"
+    out = [f"Raised in {package or 'code outside any installed package'} ({where})."]
+    if package != "sglang":
+        last = next((f for f in reversed(exc.frames) if _package(f.file) == "sglang"), None)
+        if last is not None:
+            tail = last.file.replace(chr(92), "/").rsplit("sglang/", 1)[-1]
+            out.append(
+                f"The last sglang frame: {tail}:{last.line}"
+                + (f" in {last.function}" if last.function else "")
+                + "."
+            )
+    return out
+
+
 def _answer(
     parsed: ParsedError, kind: str | None, count: int, frame: Frame | None
 ) -> dict[str, Any]:
@@ -331,6 +366,7 @@ def _answer(
     else:
         unknown.append("The paste is empty after cleaning.")
     frames = sum(len(e.frames) for e in parsed.exceptions)
+    known.extend(_where_raised(parsed))
     if kind == KIND_PATTERN:
         known.append(f"The message matches the pattern of {count} raise site(s).")
     elif kind == KIND_PREFIX:

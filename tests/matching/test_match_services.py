@@ -339,3 +339,23 @@ def test_no_match_says_why(index):
     assert result.matches == ()
     assert result.answer["evidence"] is None
     assert result.answer["unknown"] and "No record matches" in result.answer["unknown"][0]
+
+
+def test_a_dependency_error_says_which_package_raised_it_and_the_last_sglang_frame(index):
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/sglang/srt/hf_transformers_utils.py", '
+        "line 120, in get_config\n"
+        "    config = AutoConfig.from_pretrained(model)\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/hub.py", '
+        "line 421, in cached_file\n"
+        "    raise EnvironmentError(\n"
+        "OSError: You are trying to access a gated repo.\n"
+    )
+    answer = match_error(paste, index).answer
+    assert "Raised in transformers (hub.py:421 in cached_file)." in answer["known"]
+    assert (
+        "The last sglang frame: srt/hf_transformers_utils.py:120 in get_config."
+        in (answer["known"])
+    )
+    assert answer["evidence"] is None and answer["unknown"]
