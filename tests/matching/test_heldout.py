@@ -97,3 +97,15 @@ def test_json_nested_a_thousand_deep_is_answered_not_a_500(corpus_app, client):
         resp = post(client, text)
         assert resp.status_code == 200
         assert resp.get_json()["answer"]
+
+
+def test_the_match_page_leads_with_what_is_known(corpus_app, client):
+    client.get("/match")
+    with client.session_transaction() as session:
+        token = session["csrf_token"]
+    cut = (GUARD_DIR / "cut-off.txt").read_text(encoding="utf-8").partition("\n---\n")[2]
+    page = client.post("/match", data={"text": cut, "csrf_token": token})
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert html.index("What we know") < html.index("Matches")
+    assert "ends part-way" in html and "cut off" in html
