@@ -130,6 +130,41 @@ def over_http(base: str) -> Fetch:
     return fetch
 
 
+def timing(db_url: str, cases: list[Case], rounds: int = 20) -> str:
+    """Wall and CPU p50/p99 of `match_error` on the app's in-memory catalog, per paste."""
+    import statistics
+    import time
+
+    from app import create_app
+    from app.extensions import db
+    from app.matching import match_error
+    from app.records.match_index import get_catalog
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": db_url, "TESTING": True})
+    with app.app_context():
+        index = get_catalog(db.session, str(db.engine.url)).index
+    for case in cases:  # warm: RE2 compiles candidates on first use, text search is built
+        match_error(case.text, index)
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(rounds):
+        for case in cases:
+            t, c = time.perf_counter(), time.thread_time()
+            match_error(case.text, index)
+            cpu.append(time.thread_time() - c)
+            wall.append(time.perf_counter() - t)
+
+    def fmt(values: list[float]) -> str:
+        values.sort()
+        p99 = values[min(len(values) - 1, int(0.99 * len(values)))]
+        return f"p50 {statistics.median(values) * 1e3:.3f} ms, p99 {p99 * 1e3:.3f} ms"
+
+    return (
+        f"match_error over {len(index)} records, {len(cases)} pastes x {rounds}: "
+        f"wall {fmt(wall)}; CPU {fmt(cpu)}"
+    )
+
+
 def _row(label: str, outcomes: list[Outcome]) -> str:
     n = len(outcomes)
     if not n:
@@ -164,10 +199,16 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--url", help="base URL of a running Errata server")
     parser.add_argument("--cases", type=Path, default=None, help="directory of case files")
     parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument(
+        "--timing", action="store_true", help="with --db: also time match_error in-process"
+    )
     args = parser.parse_args(argv)
     fetch = in_process(args.db) if args.db else over_http(args.url)
     cases = load_cases(args.cases) if args.cases else load_cases()
     print(report([run_case(case, fetch, args.limit) for case in cases]))
+    if args.timing and args.db:
+        print()
+        print(timing(args.db, cases))
     return 0
 
 

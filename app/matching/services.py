@@ -39,6 +39,7 @@ KIND_PREFIX = "prefix"
 KIND_FRAME = "frame"
 KIND_TEXT = "text"
 MAX_SAME_SITE = 20
+MAX_FRAME_CANDIDATES = 64
 CLASS_EXACT = "exact"
 CLASS_NAME = "name"
 CLASS_DIFFERENT = "different"
@@ -296,6 +297,12 @@ def _frame_items(
             entries = index.in_file(frame.file)
             if not entries:
                 continue
+            if frame.line is not None and len(entries) > MAX_FRAME_CANDIDATES:
+                line = frame.line
+                entries = sorted(
+                    entries,
+                    key=lambda e: abs(e.line_number - line) if e.line_number else 10**9,
+                )[:MAX_FRAME_CANDIDATES]
             items = [
                 _build(
                     entry,
