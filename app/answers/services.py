@@ -49,6 +49,12 @@ class MatchedRecord:
     repro: dict[str, Any] | None
     # curated, repo, releases {first, last}, at {release, filePath, lineNumber}
     site: dict[str, Any] = field(default_factory=dict)
+    # the other records of the same raise site that matched (grouped into this one)
+    same_site: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return 1 + len(self.same_site)
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,8 @@ class MatchAnswer:
     # what the traceback frames say, and notes on what is known and what is not
     evidence: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    # the matcher's account: evidence, what is known, what is not
+    answer: dict[str, Any] = field(default_factory=dict)
 
 
 def catalog(session: DbSession, catalog_key: str) -> Catalog:
@@ -115,11 +123,17 @@ def match(
                 site=site_fields(
                     catalog, entry.record_id, user_release(catalog, entry, filters, evidence)
                 ),
+                same_site=m.same_site,
             )
         )
     extra = evidence_fields(catalog, evidence, href, bool(matches) and not result.fallback)
     return MatchAnswer(
-        matches, result.fallback, result.parsed, extra.get("evidence"), extra["notes"]
+        matches,
+        result.fallback,
+        result.parsed,
+        extra.get("evidence"),
+        extra["notes"],
+        result.answer,
     )
 
 

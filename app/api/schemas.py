@@ -10,7 +10,7 @@ from app.records.schemas import RecordV2, Severity
 from repro.vocabulary import DEFAULT_PLATFORM, Platform, RunStatus
 
 HREF = "The record's page: stable, for an LSP diagnostic's href"
-MatchKind = Literal["pattern", "text"]
+MatchKind = Literal["pattern", "prefix", "frame", "text"]
 # app.matching's CLASS_* values (tests/api/test_openapi.py checks that they agree).
 ClassAgreement = Literal["exact", "name", "different", "unknown"]
 
@@ -176,6 +176,8 @@ class MatchItem(SiteFields):
 
     id: str
     kind: MatchKind
+    count: int = Field(default=1, description="Records of this raise site that matched")
+    sameSite: list[str] = Field(default_factory=list, description="The other ones' ids")
     score: float
     errorMessage: str
     errorClass: str
@@ -214,6 +216,9 @@ class MatchResponse(BaseModel):
         description="What the traceback frames say: releases they fit, innermost known frame",
     )
     notes: list[str] = Field(default_factory=list, description="What is known and what is not")
+    answer: dict[str, Any] | None = Field(
+        default=None, description="What is known and what is not: evidence, known, unknown"
+    )
 
 
 class FieldError(BaseModel):

@@ -51,6 +51,8 @@ def match_response(answer: MatchAnswer, compact: bool) -> schemas.MatchResponse:
             "id": m.record_id,
             "kind": m.kind,
             "score": m.score,
+            "count": m.count,
+            "sameSite": list(m.same_site[:20]),
             "errorMessage": m.error_message,
             "errorClass": m.error_class,
             "solutions": m.solutions,
@@ -61,7 +63,12 @@ def match_response(answer: MatchAnswer, compact: bool) -> schemas.MatchResponse:
         if not compact:
             item["why"] = m.why.to_dict()
         items.append(item)
-    body: dict[str, Any] = {"matches": items, "fallback": answer.fallback, "notes": answer.notes}
+    body: dict[str, Any] = {
+        "matches": items,
+        "fallback": answer.fallback,
+        "notes": answer.notes,
+        "answer": answer.answer or None,
+    }
     if answer.evidence is not None:
         body["evidence"] = answer.evidence
     if not compact:

@@ -172,10 +172,26 @@ def _site_facts(
 
 def build_index(session: DbSession) -> MatchIndex:
     """Every record's current pattern, plus each older wording of its raise site (the
-    same record id, at the file and line of the release that had it)."""
+    same record id, at the file and line of the release that had it). Entries carry
+    curated/draft, repo and enclosing function: the matcher groups and ranks by them."""
+    locations = list(
+        session.execute(
+            select(
+                RecordLocation.record_id,
+                RecordLocation.message_pattern,
+                RecordLocation.file_path,
+                RecordLocation.line_number,
+                RecordLocation.error_message,
+                RecordLocation.function,
+            ).order_by(RecordLocation.record_id, RecordLocation.position)
+        )
+    )
+    functions = {row[0]: row[5] for row in locations}  # the newest release's function
     current = [
-        PatternEntry(*row)
-        for row in session.execute(
+        PatternEntry(
+            rid, pattern, cls, path, line, message, is_draft, repo, functions.get(rid) or None
+        )
+        for rid, pattern, cls, path, line, message, is_draft, repo in session.execute(
             select(
                 Record.id,
                 Record.message_pattern,
@@ -183,23 +199,27 @@ def build_index(session: DbSession) -> MatchIndex:
                 Record.file_path,
                 Record.line_number,
                 Record.error_message,
+                Record.is_draft,
+                Record.repo,
             )
         )
     ]
-    patterns = {e.record_id: e.pattern for e in current}
-    classes = {e.record_id: e.error_class for e in current}
+    by_id = {e.record_id: e for e in current}
     older: dict[tuple[str, str], PatternEntry] = {}
-    for rid, pattern, path, line, message in session.execute(
-        select(
-            RecordLocation.record_id,
-            RecordLocation.message_pattern,
-            RecordLocation.file_path,
-            RecordLocation.line_number,
-            RecordLocation.error_message,
-        ).order_by(RecordLocation.record_id, RecordLocation.position)
-    ):
-        if rid in patterns and pattern != patterns[rid]:
-            older[(rid, pattern)] = PatternEntry(rid, pattern, classes[rid], path, line, message)
+    for rid, pattern, path, line, message, function in locations:
+        entry = by_id.get(rid)
+        if entry is not None and pattern != entry.pattern:
+            older[(rid, pattern)] = PatternEntry(
+                rid,
+                pattern,
+                entry.error_class,
+                path,
+                line,
+                message,
+                entry.is_draft,
+                entry.repo,
+                function or None,
+            )
     # Older wordings first: the index keeps the last entry per id as the record's own.
     return MatchIndex([*older.values(), *current])
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 MAX_INPUT_CHARS = 262_144
 MAX_LINES = 20_000
 MAX_PREFIX_PASSES = 8
+MAX_JSON_DEPTH = 32
 TRACEBACK_HEADER = "Traceback (most recent call last):"
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\x1b[@-Z\\-_]")
@@ -27,8 +28,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
     for p in (
         # docker compose: "sglang-1  | "
         r"[A-Za-z0-9][\w.-]{0,100} {1,40}\| ?",
-        # sglang: "[2026-12-01 09:14:03 TP0] ", "[2026-12-01 09:14:03 DP0 TP1] ", "[...] "
-        r"\[" + _TS + r"(?: [^\]\n]{0,80})?\] ?",
+        # sglang: "[2026-12-01 09:14:03 TP0] ", "[2026-12-01 09:14:03 DP0 TP1] ", "[...Z] "
+        r"\[" + _TS + r"Z?(?: [^\]\n]{0,80})?\] ?",
         # logging: "2026-12-01 09:14:03,123 - name - ERROR - "
         _TS + r" - [^\n]{0,200}? - " + _LEVEL + r" - ",
         # vllm style: "ERROR 12-01 09:14:03 [file.py:12] "
@@ -41,6 +42,10 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"\[rank\d{1,6}\]: ?",
         # pytest failure lines: "E   "
         r"E   ",
+        # a Markdown quote, as issue comments quote each other: "> "
+        r">(?: |$)",
+        # issue titles: "[Bug] ", "[Feature]: ", "[Error]"
+        r"\[(?i:bug|feature|usage|error|question|misc|issue|help)\]:? ?",
     )
 )
 
@@ -96,16 +101,47 @@ def _json_strings(value: object, out: list[str], budget: list[int]) -> None:
             _json_strings(v, out, budget)
 
 
+def nesting_within(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """True when brackets in text (outside strings) nest at most `limit` deep; linear."""
+    depth = 0
+    quote = ""
+    escaped = False
+    for ch in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
+
+
+def load_json(text: str) -> object | None:
+    """Decode JSON from a paste, or None: never raises, refuses deep nesting."""
+    if not nesting_within(text):
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _expand_json_line(line: str) -> list[str] | None:
     """Return the text a JSON log line carries when it embeds an escaped traceback."""
     if "\\n" not in line or '"' not in line:
         return None
     brace = line.find("{")
     if brace >= 0:
-        try:
-            doc = json.loads(line[brace:])
-        except ValueError:
-            doc = None
+        doc = load_json(line[brace:])
         if doc is not None:
             strings: list[str] = []
             _json_strings(doc, strings, [256])
@@ -115,6 +151,18 @@ def _expand_json_line(line: str) -> list[str] | None:
     if TRACEBACK_HEADER + "\\n" in line:
         return _unescape_json(line).split("\n")
     return None
+
+
+def unwrap_emphasis(line: str) -> str:
+    """A whole line in Markdown bold or inline code, as issue text often has: its text."""
+    stripped = line.strip()
+    for mark in ("**", "__", "`"):
+        n = len(mark)
+        if len(stripped) > 2 * n and stripped.startswith(mark) and stripped.endswith(mark):
+            inner = stripped[n:-n]
+            if mark not in inner:
+                return line[: len(line) - len(line.lstrip())] + inner
+    return line
 
 
 def strip_prefixes(line: str) -> Line:
@@ -143,6 +191,7 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
     lines: list[Line] = []
     for number, raw_line in enumerate(text.split("\n", MAX_LINES)[:MAX_LINES]):
         first = strip_prefixes(raw_line)
+        first = Line(unwrap_emphasis(first.text), first.prefix)
         expanded = _expand_json_line(first.text)
         if expanded is None:
             lines.append(first)

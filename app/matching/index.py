@@ -23,9 +23,13 @@ from app.matching.literals import extract
 MAX_VERIFY_CHARS = 16_384
 MAX_HITS = 8
 MAX_BOUNDS_PER_LINE = 6
+PREFIX_KEY = 12
+MIN_PREFIX_CHARS = 24
+MAX_PREFIX_STARTS = 24
 
 _START_MARKS = re.compile(r"(?::|[.!?])[ \t]+")
 _END_MARKS = re.compile(r"[.!?](?=[ \t])|(?=:[ \t])")
+_PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 
@@ -40,6 +44,10 @@ class PatternEntry:
     file_path: str | None = None
     line_number: int | None = None
     error_message: str | None = None
+    # Read when the catalog provides them (absent: unknown); they group and rank results.
+    is_draft: bool | None = None
+    repo: str | None = None
+    function: str | None = None
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> PatternEntry:
@@ -52,6 +60,9 @@ class PatternEntry:
             file_path=record.get("filePath"),
             line_number=line if isinstance(line, int) else None,
             error_message=record.get("errorMessage"),
+            is_draft=record.get("isDraft") if isinstance(record.get("isDraft"), bool) else None,
+            repo=record.get("repo"),
+            function=record.get("function"),
         )
 
 
@@ -64,6 +75,47 @@ class PatternHit:
     end: int
     whole: bool
     specificity: int
+
+
+def template_prefix(template: str, text: str) -> bool:
+    """True when text is an instance of the message template cut off before its end.
+
+    Placeholders absorb anything; the template's leading literal must be there in full
+    (or the text must end inside it), and at least MIN_PREFIX_CHARS literal characters.
+    """
+    parts = _PLACEHOLDER.split(template)
+    head = parts[0]
+    if len(head) < PREFIX_KEY:
+        return False
+    if not text.startswith(head):
+        return len(text) >= MIN_PREFIX_CHARS and head.startswith(text)
+    pos = matched = len(head)
+    for literal in parts[1:]:
+        if pos >= len(text) or not literal:
+            break
+        found = text.find(literal, pos + 1)
+        if found < 0:
+            matched += _cut_literal(text, pos + 1, literal)
+            break
+        pos = found + len(literal)
+        matched += len(literal)
+    else:
+        return False
+    return matched >= MIN_PREFIX_CHARS
+
+
+def _cut_literal(text: str, start: int, literal: str) -> int:
+    """Length of the longest start of `literal` that text ends with (after `start`)."""
+    for k in range(min(len(literal), len(text) - start), 0, -1):
+        if text.endswith(literal[:k]):
+            return k
+    return 0
+
+
+def file_key(path: str) -> str:
+    """The last two components of a path: the key frames and records are joined on."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+    return "/".join(parts[-2:])
 
 
 @dataclass(slots=True)
@@ -140,6 +192,8 @@ class MatchIndex:
         self._by_literal: dict[str, list[int]] = {}
         self._always: list[int] = []
         self._compiled: dict[int, re2._Regexp | None] = {}
+        self._by_head: dict[str, list[int]] = {}
+        self._by_file: dict[str, list[int]] = {}
         for entry in entries:
             idx = len(self._entries)
             self._entries.append(entry)
@@ -150,6 +204,11 @@ class MatchIndex:
                 self._always.append(idx)
             else:
                 self._by_literal.setdefault(lits.best, []).append(idx)
+            head = _PLACEHOLDER.split(entry.error_message or "", 1)[0]
+            if len(head) >= PREFIX_KEY:
+                self._by_head.setdefault(head[:PREFIX_KEY].casefold(), []).append(idx)
+            if entry.file_path:
+                self._by_file.setdefault(file_key(entry.file_path), []).append(idx)
         self._automaton = ahocorasick.Automaton()
         for literal in self._by_literal:
             self._automaton.add_word(literal, literal)
@@ -215,6 +274,36 @@ class MatchIndex:
                 entry = self._entries[idx]
                 hits.append(PatternHit(entry, start, end, whole, self._specificity[idx]))
         return hits
+
+    def prefix_search(self, message: str) -> list[PatternHit]:
+        """Entries whose message template the message's end cuts off (a truncated paste).
+
+        Tried from each segment start (line start, after ": " or a sentence end) to the
+        end of the message; the span runs to the end.
+        """
+        message = message[:MAX_VERIFY_CHARS].rstrip()
+        if len(message) < MIN_PREFIX_CHARS or not self._by_head:
+            return []
+        starts = [0]
+        for m in re.finditer(r"\n[ \t]*|(?::|[.!?])[ \t]+", message):
+            starts.append(m.end())
+            if len(starts) >= MAX_PREFIX_STARTS:
+                break
+        hits: list[PatternHit] = []
+        seen: set[int] = set()
+        for start in starts:
+            key = message[start : start + PREFIX_KEY].casefold()
+            for idx in self._by_head.get(key, ()):
+                entry = self._entries[idx]
+                if idx in seen or not template_prefix(entry.error_message or "", message[start:]):
+                    continue
+                seen.add(idx)
+                hits.append(PatternHit(entry, start, len(message), False, self._specificity[idx]))
+        return hits
+
+    def in_file(self, path: str) -> list[PatternEntry]:
+        """Entries raised in the file a frame names (joined on the last two components)."""
+        return [self._entries[i] for i in self._by_file.get(file_key(path), ())]
 
     def naive_search(self, message: str) -> list[str]:
         """Reference: RE2-search every pattern in turn (for benchmarks and tests)."""

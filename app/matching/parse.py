@@ -21,6 +21,8 @@ ROLE_ROOT = "root"
 ROLE_LAST = "last"
 ROLE_CHAINED = "chained"
 ROLE_PLAIN = "plain"
+ROLE_BODY = "body"
+MAX_BODIES = 8
 
 GROUP_HEADER = "Exception Group Traceback (most recent call last):"
 CHAIN_SEPARATORS = (
@@ -32,6 +34,19 @@ _CLASS = r"[A-Za-z_]\w{0,200}(?:\.[A-Za-z_<>]\w{0,200}>?){0,30}"
 _EXC_LINE = re.compile(r"(" + _CLASS + r")(?::(?: ([^\n]*))?)?$")
 _RAISE = re.compile(r"raise (" + _CLASS + r")\b")
 _EXC_SUFFIX = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Timeout", "Failure")
+# `Class: message` inside prose or quotes: "... error: `ValueError: x`", "\"OSError: y\""
+_INLINE_EXC = re.compile(
+    r"(?<![A-Za-z0-9_.])((?:[A-Za-z_]\w{0,100}\.){0,8}[A-Za-z_]\w{0,100}"
+    r"(?:Error|Exception|Warning|Exit|Interrupt|Timeout|Failure)"
+    r"|(?:[a-z_]\w{0,100}\.){1,8}[A-Z]\w{0,100}): (\S[^\n]{0,8000})"
+)
+_CLOSING = {"`": "`", '"': '"', "'": "'", "(": ")"}
+# The message of an error body, JSON or a Python repr: "message": "...", 'message': '...'
+_BODY_MESSAGE = re.compile(
+    r"""["']message["']\s{0,4}:\s{0,4}(?:"((?:\\.|[^"\\\n]){1,8000})"|'((?:\\.|[^'\\\n]){1,8000})')"""
+)
+_BODY_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
+_BODY_SIMPLE = {"n": "\n", "t": "\t", "r": "", "b": "\b", "f": "\f"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +130,7 @@ def _read_message(lines: list[Line], i: int, first: str, prefix: str, base: int)
             or TRACEBACK_HEADER in s
             or stripped in CHAIN_SEPARATORS
             or _indent(s) < base
+            or _FRAME.match(s) is not None
         ):
             break
         parts.append(s[base:])
@@ -123,12 +139,24 @@ def _read_message(lines: list[Line], i: int, first: str, prefix: str, base: int)
     return "\n".join(parts).strip()[:MAX_MESSAGE_CHARS], j
 
 
-def _read_block(lines: list[Line], i: int) -> tuple[str | None, str, tuple[Frame, ...], int]:
-    """Read one traceback block whose header is at line i."""
+def _is_exception_line(s: str) -> bool:
+    cls, _ = _split_exception_line(s)
+    return cls is not None and looks_like_exception_class(cls)
+
+
+def _read_block(
+    lines: list[Line], i: int, *, headerless: bool = False
+) -> tuple[str | None, str, tuple[Frame, ...], int]:
+    """Read one traceback block whose header is at line i (or, headerless, whose first
+    frame is). Tolerates lost indentation: a line right after a frame is its source."""
     header = lines[i].text
-    base = _indent(header) if header.lstrip().startswith(TRACEBACK_HEADER) else 0
+    if headerless:
+        base = max(0, _indent(header) - 2)
+        j = i
+    else:
+        base = _indent(header) if header.lstrip().startswith(TRACEBACK_HEADER) else 0
+        j = i + 1
     frames: list[Frame] = []
-    j = i + 1
     pending: tuple[str, int, str | None] | None = None
     while j < len(lines):
         s = lines[j].text
@@ -140,8 +168,16 @@ def _read_block(lines: list[Line], i: int) -> tuple[str | None, str, tuple[Frame
             j += 1
             continue
         stripped = s.strip()
-        if not stripped or _indent(s) > base or stripped.startswith("[Previous line repeated"):
-            if pending and stripped and not set(stripped) <= set("^~ "):
+        flat_source = pending is not None and _indent(s) <= base and not _is_exception_line(s)
+        carets = bool(stripped) and set(stripped) <= set("^~ ")
+        if (
+            not stripped
+            or _indent(s) > base
+            or stripped.startswith("[Previous line repeated")
+            or flat_source
+            or (carets and frames)
+        ):
+            if pending and stripped and not carets:
                 if len(frames) < MAX_FRAMES:
                     frames.append(Frame(pending[0], pending[1], pending[2], stripped[:500]))
                 pending = None
@@ -153,6 +189,9 @@ def _read_block(lines: list[Line], i: int) -> tuple[str | None, str, tuple[Frame
     if j >= len(lines):
         return _class_from_source(None, frames), "", tuple(frames), j
     cls, first = _split_exception_line(lines[j].text)
+    if cls is not None and ":" not in lines[j].text:
+        # A bare `NotImplementedError`: no message, and what follows is not one.
+        return _class_from_source(cls, frames), "", tuple(frames), j + 1
     message, j = _read_message(lines, j, first, lines[j].prefix, base)
     return _class_from_source(cls, frames), message, tuple(frames), j
 
@@ -172,8 +211,9 @@ def _parse_tracebacks(lines: list[Line]) -> list[list[tuple[str | None, str, tup
     i = 0
     while i < len(lines):
         s = lines[i].text
-        if TRACEBACK_HEADER in s:
-            cls, message, frames, i = _read_block(lines, i)
+        headerless = TRACEBACK_HEADER not in s and _FRAME.match(s) is not None
+        if TRACEBACK_HEADER in s or headerless:
+            cls, message, frames, i = _read_block(lines, i, headerless=headerless)
             if chained_next and chains:
                 chains[-1].append((cls, message, frames))
             else:
@@ -199,12 +239,53 @@ def _plain(lines: list[Line]) -> list[ParsedException]:
             message, i = _read_message(lines, i, first, lines[i].prefix, _indent(lines[i].text))
             found.append(ParsedException(cls, message, (), ROLE_PLAIN))
             continue
+        inline = _inline_exception(lines[i].text)
+        if inline is not None:
+            found.append(ParsedException(inline[0], inline[1], (), ROLE_PLAIN))
         i += 1
     body = "\n".join(line.text for line in lines if not line.text.strip().startswith("```"))
     body = body.strip()[-MAX_PLAIN_CHARS:]
     only = found[0] if len(found) == 1 else None
     if body and not (only and body == f"{only.error_class}: {only.message}"):
         found.append(ParsedException(None, body, (), ROLE_PLAIN))
+    return found
+
+
+def _inline_exception(line: str) -> tuple[str, str] | None:
+    """`Class: message` found inside a line of prose, without its surrounding quotes."""
+    m = _INLINE_EXC.search(line)
+    if m is None or m.start() == 0:
+        return None
+    message = m.group(2).rstrip()
+    before = line[m.start() - 1]
+    closing = _CLOSING.get(before)
+    if closing is not None:
+        end = message.rfind(closing)
+        if end > 0:
+            message = message[:end].rstrip()
+    return m.group(1), message
+
+
+def _unescape_body(s: str) -> str:
+    def repl(m: re.Match[str]) -> str:
+        g = m.group(1)
+        if len(g) == 5 and g[0] == "u":
+            return chr(int(g[1:], 16))
+        return _BODY_SIMPLE.get(g, g)
+
+    return _BODY_ESCAPE.sub(repl, s)
+
+
+def body_messages(text: str) -> list[str]:
+    """Messages of error bodies (OpenAI-style JSON, or Python reprs of them) in text."""
+    found: list[str] = []
+    for m in _BODY_MESSAGE.finditer(text):
+        raw = m.group(1) if m.group(1) is not None else m.group(2)
+        message = _unescape_body(raw).strip()
+        if message and message not in found:
+            found.append(message)
+        if len(found) >= MAX_BODIES:
+            break
     return found
 
 
@@ -238,9 +319,23 @@ def parse_error(raw: str | bytes) -> ParsedError:
             if key not in seen:
                 seen.add(key)
                 exceptions.append(ParsedException(cls, message, frames, role))
+    if exceptions and all(not e.message and e.error_class is None for e in exceptions):
+        # Frames without an exception line after them (the error was pasted first, or
+        # the paste stops at the frames): the error comes from the rest of the text.
+        frames = next((e.frames for e in exceptions if e.frames), ())
+        exceptions = [
+            ParsedException(e.error_class, e.message, frames, e.role) for e in _plain(lines)
+        ]
     if not exceptions:
         exceptions = _plain(lines)
+    # What a client got back wraps the server's message in a body: match that message too.
+    known = {e.message for e in exceptions}
+    for exc in list(exceptions):
+        for message in body_messages(exc.message):
+            if message not in known:
+                known.add(message)
+                exceptions.append(ParsedException(None, message, exc.frames, ROLE_BODY))
     # The last exception and the root cause are what users mean; intermediates follow.
-    order = {ROLE_LAST: 0, ROLE_ROOT: 1, ROLE_PLAIN: 2, ROLE_CHAINED: 3}
+    order = {ROLE_LAST: 0, ROLE_BODY: 1, ROLE_ROOT: 2, ROLE_PLAIN: 3, ROLE_CHAINED: 4}
     exceptions.sort(key=lambda e: order[e.role])
     return ParsedError(tuple(exceptions), text, truncated)

@@ -1,20 +1,28 @@
 """Match a pasted error to records and explain why each match was made.
 
-Ranking, most important first: a pattern match (the whole message before a segment of
-it), exception class agreement (qualified name, then last dotted component), a frame in
-the record's file and how near its line, then pattern specificity (literal characters).
-When no pattern matches, a full-text search (injected, or `TokenSetSearch`) is used and
-the result says so (`fallback=True`, `kind="text"`).
+Kinds of evidence, strongest first: a pattern match (the whole message before a segment
+of it); a message cut off at the end that matches the start of a record's message
+(`kind="prefix"`); the traceback's innermost frame in a file the catalog knows
+(`kind="frame"`: records raised there, nearest line first); text similarity
+(`kind="text"`, from the injected search or `TokenSetSearch`). Within a kind: exception
+class agreement, a frame in the record's file and how near its line, curated before
+draft, pattern specificity; never the record id while evidence differs.
+
+Records of one raise site (same repo, file and message template: the drafts of several
+releases) come back as one result with a count; a curated record represents its site.
+Every result carries an `answer` that says what is known and what is not.
 """
 
 from __future__ import annotations
 
+import re
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.matching.index import MatchIndex, PatternEntry
 from app.matching.parse import (
+    ROLE_BODY,
     ROLE_CHAINED,
     ROLE_LAST,
     ROLE_PLAIN,
@@ -27,13 +35,21 @@ from app.matching.parse import (
 from app.matching.text import TextSearch, TokenSetSearch
 
 KIND_PATTERN = "pattern"
+KIND_PREFIX = "prefix"
+KIND_FRAME = "frame"
 KIND_TEXT = "text"
+MAX_SAME_SITE = 20
+MAX_FRAME_CANDIDATES = 64
 CLASS_EXACT = "exact"
 CLASS_NAME = "name"
 CLASS_DIFFERENT = "different"
 CLASS_UNKNOWN = "unknown"
 _CLASS_LEVEL = {CLASS_EXACT: 2, CLASS_NAME: 1, CLASS_UNKNOWN: 0, CLASS_DIFFERENT: 0}
-_ROLE_ORDER = {ROLE_LAST: 0, ROLE_ROOT: 1, ROLE_PLAIN: 2, ROLE_CHAINED: 3}
+_ROLE_ORDER = {ROLE_LAST: 0, ROLE_BODY: 1, ROLE_ROOT: 2, ROLE_PLAIN: 3, ROLE_CHAINED: 4}
+_TIER = {KIND_PATTERN: 3, KIND_PREFIX: 2, KIND_FRAME: 1, KIND_TEXT: 0}
+_PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
+_SPACE = re.compile(r"\s+")
+_PACKAGE_ROOTS = frozenset({"site-packages", "dist-packages"})
 _default_text: weakref.WeakKeyDictionary[MatchIndex, TokenSetSearch] = weakref.WeakKeyDictionary()
 
 
@@ -82,9 +98,21 @@ class Match:
     record_id: str
     score: float
     why: Explanation
+    same_site: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        """Records of this raise site that matched (this one included)."""
+        return 1 + len(self.same_site)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"recordId": self.record_id, "score": self.score, "why": self.why.to_dict()}
+        return {
+            "recordId": self.record_id,
+            "score": self.score,
+            "why": self.why.to_dict(),
+            "count": self.count,
+            "sameSite": list(self.same_site[:MAX_SAME_SITE]),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +122,14 @@ class MatchResult:
     matches: tuple[Match, ...]
     fallback: bool
     parsed: ParsedError
+    answer: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "matches": [m.to_dict() for m in self.matches],
             "fallback": self.fallback,
             "parsed": self.parsed.to_dict(),
+            "answer": self.answer,
         }
 
 
@@ -164,7 +194,13 @@ def _build(
         # Weights keep the score in the same order as the ranking key below.
         score = 0.5 + 0.25 * whole + 0.08 * _CLASS_LEVEL[agreement] + 0.06 * nearness
         score += 0.015 * spec
-        tier: tuple[int, float] = (1, int(whole))
+        tier: tuple[int, float] = (_TIER[kind], int(whole))
+    elif kind == KIND_PREFIX:
+        score = 0.4 + 0.03 * _CLASS_LEVEL[agreement] + 0.03 * nearness
+        tier = (_TIER[kind], 0)
+    elif kind == KIND_FRAME:
+        score = 0.2 + 0.1 * nearness
+        tier = (_TIER[kind], 0)
     else:
         sim = similarity or 0.0
         score = 0.45 * sim
@@ -184,21 +220,55 @@ def _build(
         specificity=specificity,
         similarity=similarity,
     )
+    same_function = frame is not None and bool(entry.function) and entry.function == frame.function
     key = (
         -tier[0],
         -tier[1],
         -_CLASS_LEVEL[agreement],
         frame is None,
+        not same_function,
         dist if dist is not None else 10**9,
+        entry.is_draft is not False,
         -specificity,
         _ROLE_ORDER.get(exc.role, 9),
+        entry.file_path or "",
+        entry.line_number or 0,
         entry.record_id,
     )
     return key, Match(entry.record_id, round(score, 4), why)
 
 
-def _rank(scored: dict[str, tuple[tuple[Any, ...], Match]], limit: int) -> tuple[Match, ...]:
-    return tuple(m for _, m in sorted(scored.values(), key=lambda km: km[0])[:limit])
+def site_key(entry: PatternEntry) -> tuple[str, str, str, str]:
+    """One raise site: repo, file, function (when known) and the message template."""
+    template = _SPACE.sub(" ", _PLACEHOLDER.sub("{}", entry.error_message or entry.pattern))
+    path = (entry.file_path or "").replace("\\", "/")
+    return (entry.repo or "", path, entry.function or "", template.strip())
+
+
+def _rank(
+    scored: dict[str, tuple[tuple[Any, ...], Match]], index: MatchIndex, limit: int
+) -> tuple[Match, ...]:
+    """Best first, one result per raise site; a curated record represents its site."""
+    groups: dict[tuple[str, str, str, str], list[tuple[tuple[Any, ...], Match]]] = {}
+    for item in sorted(scored.values(), key=lambda km: km[0]):
+        entry = index.get(item[1].record_id) or PatternEntry(item[1].record_id, "")
+        groups.setdefault(site_key(entry), []).append(item)
+    ranked: list[tuple[tuple[Any, ...], Match]] = []
+    for members in groups.values():
+        # Past the evidence of the paste itself, a site seen in more records (releases)
+        # goes first: a tie then falls to the file path, never to the id.
+        best_key = (*members[0][0][:8], -len(members), *members[0][0][8:])
+        curated = [m for _, m in members if _is_curated(index, m.record_id)]
+        head = curated[0] if curated else members[0][1]
+        others = tuple(m.record_id for _, m in members if m.record_id != head.record_id)
+        ranked.append((best_key, replace(head, same_site=others)))
+    ranked.sort(key=lambda km: km[0])
+    return tuple(m for _, m in ranked[:limit])
+
+
+def _is_curated(index: MatchIndex, record_id: str) -> bool:
+    entry = index.get(record_id)
+    return entry is not None and entry.is_draft is False
 
 
 def _keep_best(
@@ -216,6 +286,119 @@ def default_text_search(index: MatchIndex) -> TextSearch:
         search = TokenSetSearch(index.entries())
         _default_text[index] = search
     return search
+
+
+def _frame_items(
+    parsed: ParsedError, index: MatchIndex
+) -> tuple[Frame | None, list[tuple[tuple[Any, ...], Match]]]:
+    """Records raised in the file of the innermost frame the catalog knows."""
+    for exc in parsed.exceptions:
+        for frame in reversed(exc.frames):
+            entries = index.in_file(frame.file)
+            if not entries:
+                continue
+            if frame.line is not None and len(entries) > MAX_FRAME_CANDIDATES:
+                line = frame.line
+                entries = sorted(
+                    entries,
+                    key=lambda e: abs(e.line_number - line) if e.line_number else 10**9,
+                )[:MAX_FRAME_CANDIDATES]
+            items = [
+                _build(
+                    entry,
+                    exc,
+                    kind=KIND_FRAME,
+                    span=None,
+                    whole=False,
+                    specificity=index.specificity(entry.record_id),
+                    similarity=None,
+                )
+                for entry in entries
+            ]
+            return frame, items
+    return None, []
+
+
+def _headline(exc: ParsedException) -> str:
+    text = f"{exc.error_class}: {exc.message}" if exc.error_class else exc.message
+    text = text.strip().split("\n", 1)[0]
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _package(path: str) -> str | None:
+    """The installed package a frame's file belongs to (`.../site-packages/<pkg>/...`)."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    for i, part in enumerate(parts[:-1]):
+        if part in _PACKAGE_ROOTS:
+            return parts[i + 1]
+    if "sglang" in parts[:-1]:
+        return "sglang"
+    return None
+
+
+def _where_raised(parsed: ParsedError) -> list[str]:
+    """Where the traceback says the error was raised, and sglang's last frame if elsewhere."""
+    exc = next((e for e in parsed.exceptions if e.frames), None)
+    if exc is None:
+        return []
+    inner = exc.frames[-1]
+    package = _package(inner.file)
+    where = f"{inner.file.replace(chr(92), '/').rsplit('/', 1)[-1]}:{inner.line}"
+    if inner.function:
+        where += f" in {inner.function}"
+    out = [f"Raised in {package or 'code outside any installed package'} ({where})."]
+    if package != "sglang":
+        last = next((f for f in reversed(exc.frames) if _package(f.file) == "sglang"), None)
+        if last is not None:
+            tail = last.file.replace(chr(92), "/").rsplit("sglang/", 1)[-1]
+            out.append(
+                f"The last sglang frame: {tail}:{last.line}"
+                + (f" in {last.function}" if last.function else "")
+                + "."
+            )
+    return out
+
+
+def _answer(
+    parsed: ParsedError, kind: str | None, count: int, frame: Frame | None
+) -> dict[str, Any]:
+    """What is known and what is not, in sentences, for every paste."""
+    known: list[str] = []
+    unknown: list[str] = []
+    structured = [e for e in parsed.exceptions if e.error_class or e.frames or e.role == ROLE_BODY]
+    if structured:
+        known.append(f"Read {len(structured)} error(s); first: {_headline(structured[0])}")
+    elif parsed.exceptions:
+        known.append("Found no traceback or `Class: message` line; matched the text as a whole.")
+    else:
+        unknown.append("The paste is empty after cleaning.")
+    frames = sum(len(e.frames) for e in parsed.exceptions)
+    known.extend(_where_raised(parsed))
+    if kind == KIND_PATTERN:
+        known.append(f"The message matches the pattern of {count} raise site(s).")
+    elif kind == KIND_PREFIX:
+        known.append(f"The message ends part-way; it matches the start of {count} raise site(s).")
+        unknown.append("The rest of the message was cut off, so its values are unknown.")
+    elif kind == KIND_FRAME and frame is not None:
+        where = f"{frame.file}:{frame.line}" + (f" in {frame.function}" if frame.function else "")
+        known.append(
+            f"No record's message matches; the innermost frame in a known file is {where}. "
+            f"Shown: {count} raise site(s) in that file, nearest line first."
+        )
+        unknown.append(
+            "The error itself has no record: it comes from a plain statement or from code "
+            "the catalog does not cover."
+        )
+    elif kind == KIND_TEXT:
+        known.append("No pattern matches; these results are by text similarity only.")
+    else:
+        reason = "No record matches: no pattern, no cut-off message, no similar text"
+        if frames:
+            reason += f", and none of the {frames} frame(s) is in a file the catalog knows"
+        unknown.append(reason + ".")
+    if parsed.truncated:
+        unknown.append("The paste was longer than the limit; only part of it was read.")
+    return {"evidence": kind, "known": known, "unknown": unknown}
 
 
 def match_parsed(
@@ -239,23 +422,43 @@ def match_parsed(
                 similarity=None,
             )
             _keep_best(scored, item)
-    if scored:
-        return MatchResult(_rank(scored, limit), False, parsed)
-    search = text_search if text_search is not None else default_text_search(index)
-    for exc in parsed.exceptions:
-        for record_id, sim in search(exc.message, limit):
-            entry = index.get(record_id) or PatternEntry(record_id, "")
+        for hit in index.prefix_search(exc.message):
             item = _build(
-                entry,
+                hit.entry,
                 exc,
-                kind=KIND_TEXT,
-                span=None,
+                kind=KIND_PREFIX,
+                span=(hit.start, hit.end),
                 whole=False,
-                specificity=index.specificity(record_id),
-                similarity=sim,
+                specificity=hit.specificity,
+                similarity=None,
             )
             _keep_best(scored, item)
-    return MatchResult(_rank(scored, limit), True, parsed)
+    frame: Frame | None = None
+    if not scored:
+        frame, items = _frame_items(parsed, index)
+        for item in items:
+            _keep_best(scored, item)
+    fallback = False
+    if not scored:
+        fallback = True
+        search = text_search if text_search is not None else default_text_search(index)
+        for exc in parsed.exceptions:
+            for record_id, sim in search(exc.message, limit):
+                entry = index.get(record_id) or PatternEntry(record_id, "")
+                item = _build(
+                    entry,
+                    exc,
+                    kind=KIND_TEXT,
+                    span=None,
+                    whole=False,
+                    specificity=index.specificity(record_id),
+                    similarity=sim,
+                )
+                _keep_best(scored, item)
+    matches = _rank(scored, index, limit)
+    kind = matches[0].why.kind if matches else None
+    answer = _answer(parsed, kind, sum(1 for m in matches if m.why.kind == kind), frame)
+    return MatchResult(matches, fallback, parsed, answer)
 
 
 def match_error(

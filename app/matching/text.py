@@ -16,8 +16,9 @@ TextSearch = Callable[[str, int], Sequence[tuple[str, float]]]
 """(query text, limit) -> [(record_id, similarity in 0..1)], best first."""
 
 MIN_SIMILARITY = 0.5
-MAX_QUERY_TOKENS = 200
-MAX_CANDIDATES = 2_000
+MAX_QUERY_TOKENS = 64
+MAX_POSTINGS_WALKED = 800
+MAX_CANDIDATES = 1_000
 _TOKEN = re.compile(r"[^\W_]{2,}|\d+")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 
@@ -46,24 +47,63 @@ class TokenSetSearch:
                 self._postings.setdefault(tok, []).append(doc)
         # Very common tokens carry little signal and would make queries scan everything.
         self._stop = max(50, len(self._ids) // 50)
+        self._sizes = [len(d) for d in self._docs]
+        self._longest = max(self._sizes, default=0)
 
     def __call__(self, query: str, limit: int) -> list[tuple[str, float]]:
         qtoks = tokens(query[:20_000])
         if not qtoks:
             return []
-        postings = sorted(
-            (p for tok in qtoks if (p := self._postings.get(tok)) and len(p) <= self._stop),
-            key=len,
-        )
-        candidates: set[int] = set()
-        for posting in postings[:MAX_QUERY_TOKENS]:  # rarest tokens first
-            if len(candidates) >= MAX_CANDIDATES:
+        # Cosine similarity is at most sqrt(shorter/longer): a document can only reach the
+        # minimum if its size is within a factor 1/min**2 of the query's.
+        factor = 1 / (self._min * self._min) if self._min > 0 else float("inf")
+        lo, hi = len(qtoks) / factor, len(qtoks) * factor
+        if self._longest < lo:
+            return []
+        rare: list[list[int]] = []
+        common = 0  # query tokens too frequent to walk: counted in the bound below
+        for tok in qtoks:
+            posting = self._postings.get(tok)
+            if posting is None:
+                continue
+            if len(posting) <= self._stop:
+                rare.append(posting)
+            else:
+                common += 1
+        rare.sort(key=len)
+        # Shared rare tokens per candidate, rarest first, within a budget of postings walked
+        # (new candidates stop at MAX_CANDIDATES); tokens past the budget count as possibly
+        # shared in the upper bound that prunes candidates before the exact similarity.
+        shared: dict[int, int] = {}
+        walked = 0
+        used = 0
+        for posting in rare[:MAX_QUERY_TOKENS]:
+            if walked + len(posting) > MAX_POSTINGS_WALKED and used:
                 break
-            candidates.update(posting)
+            walked += len(posting)
+            used += 1
+            full = len(shared) >= MAX_CANDIDATES
+            for doc in posting:
+                if doc in shared:
+                    shared[doc] += 1
+                elif not full:
+                    shared[doc] = 1
+        common += len(rare) - used
         scored = []
-        for doc in candidates:
-            toks = self._docs[doc]
-            sim = len(qtoks & toks) / math.sqrt(len(qtoks) * len(toks))
+        nq = len(qtoks)
+        # Even the smallest document in the size window needs this many shared tokens.
+        need = self._min * math.sqrt(nq * max(lo, 1)) - common
+        sizes = self._sizes
+        for doc, count in shared.items():
+            if count < need:
+                continue
+            size = sizes[doc]
+            if not lo <= size <= hi:
+                continue
+            denom = math.sqrt(nq * size)
+            if (count + common) / denom < self._min:
+                continue
+            sim = len(qtoks & self._docs[doc]) / denom
             if sim >= self._min:
                 scored.append((self._ids[doc], round(min(sim, 1.0), 4)))
         scored.sort(key=lambda p: (-p[1], p[0]))

@@ -102,13 +102,25 @@ def test_chain_reports_which_exception_matched(index, samples):
         "ValueError: trtllm_mla backend can only be used with MLA model.",
         f"ValueError: The {SEED}",
         f"ValueError: warning '{SEED}' was ignored",
-        f"ValueError: {SEED[:-1]}",  # without the final period
     ],
 )
 def test_near_misses_are_not_pattern_matches(index, message):
     result = match_error(message, index)
     assert all(m.why.kind == "text" for m in result.matches)
     assert result.fallback
+
+
+@pytest.mark.parametrize("cut", [len(SEED) - 1, 30])
+def test_a_message_cut_off_matches_as_a_prefix_below_pattern_matches(index, cut):
+    result = match_error(f"ValueError: {SEED[:cut]}", index)
+    assert [m.record_id for m in result.matches] == ["seed"]
+    assert result.matches[0].why.kind == "prefix"
+    assert 0.4 <= result.matches[0].score < 0.5
+    assert result.answer["evidence"] == "prefix"
+    assert any("cut off" in s for s in result.answer["unknown"])
+    assert not match_error(f"ValueError: {SEED[:10]}", index).matches[:1] or (
+        match_error(f"ValueError: {SEED[:10]}", index).matches[0].why.kind != "prefix"
+    )
 
 
 def test_near_miss_of_a_sibling_record_picks_the_sibling(index):
@@ -128,14 +140,15 @@ def test_wrapped_message_matches_as_a_segment(index):
 
 
 def test_ranking_records_sharing_a_message(samples):
+    # Distinct repos keep these distinct raise sites (one site would give one result).
     index = MatchIndex(
         [
-            seed_entry("other-class", error_class="RuntimeError"),
-            seed_entry("qualified", error_class="sglang.errors.ValueError"),
-            seed_entry("far-line", line_number=300),
-            seed_entry("near-line", line_number=77),
-            seed_entry("other-file", file_path="python/sglang/srt/server_args.py"),
-            seed_entry("no-class", error_class=None),
+            seed_entry("other-class", error_class="RuntimeError", repo="a/1"),
+            seed_entry("qualified", error_class="sglang.errors.ValueError", repo="a/2"),
+            seed_entry("far-line", line_number=300, repo="a/3"),
+            seed_entry("near-line", line_number=77, repo="a/4"),
+            seed_entry("other-file", file_path="python/sglang/srt/server_args.py", repo="a/5"),
+            seed_entry("no-class", error_class=None, repo="a/6"),
         ]
     )
     result = match_error(samples.TP0_TRACEBACK, index)
@@ -259,3 +272,90 @@ def test_entry_from_seed_record_matches_the_paste(samples):
     (top,) = match_error(samples.TP0_TRACEBACK, index).matches
     assert top.record_id == record["id"] == "1760fbb64ae487e4"
     assert top.why.line_distance == 0 and top.why.class_agreement == CLASS_EXACT
+
+
+def test_one_raise_site_gives_one_result_led_by_the_curated_record(samples):
+    # The drafts of one site over several releases, and the curated record of that site.
+    drafts = [
+        seed_entry(f"draft-{v}", line_number=70 + v, is_draft=True, repo="sgl-project/sglang")
+        for v in range(7)
+    ]
+    curated = seed_entry("curated", line_number=40, is_draft=False, repo="sgl-project/sglang")
+    other = PatternEntry(
+        "mha",
+        r"trtllm_mla backend can only be used with MLA models\.",
+        "ValueError",
+        "python/sglang/srt/layers/attention/other.py",
+        10,
+        "trtllm_mla backend can only be used with MLA models.",
+        is_draft=True,
+        repo="sgl-project/sglang",
+    )
+    index = MatchIndex([*drafts, curated, other])
+    result = match_error(samples.TP0_TRACEBACK, index, limit=50)
+    assert [m.record_id for m in result.matches] == ["curated", "mha"]
+    top = result.matches[0]
+    assert top.count == 8 and set(top.same_site) == {d.record_id for d in drafts}
+    assert top.to_dict()["count"] == 8
+    assert result.answer["evidence"] == "pattern"
+
+
+def test_ties_are_broken_by_evidence_not_by_id(samples):
+    # Same message, two files: the one the traceback's frame is in wins whatever the ids.
+    for near_id, far_id in (("a", "z"), ("z", "a")):
+        index = MatchIndex(
+            [
+                seed_entry(far_id, file_path="python/sglang/srt/elsewhere.py"),
+                seed_entry(near_id),
+            ]
+        )
+        result = match_error(samples.TP0_TRACEBACK, index)
+        assert [m.record_id for m in result.matches] == [near_id, far_id]
+
+
+def test_an_error_without_a_record_is_answered_from_its_innermost_known_frame(index, samples):
+    paste = (
+        # As GitHub renders it: no header, no indentation.
+        'File "/usr/lib/python3.11/site-packages/sglang/srt/model_executor/model_runner.py", '
+        "line 801, in load_model\n"
+        "self.model = get_model(model_config=self.model_config)\n"
+        'File "/usr/lib/python3.11/site-packages/sglang/srt/model_loader/loader.py", '
+        "line 415, in load_weights\n"
+        "param.weight_loader(param, loaded_weight)\n"
+        "AttributeError: 'NoneType' object has no attribute 'weight_loader'\n"
+    )
+    result = match_error(paste, index)
+    assert result.parsed.exceptions[0].error_class == "AttributeError"
+    assert len(result.parsed.exceptions[0].frames) == 2
+    assert result.matches and all(m.why.kind == "frame" for m in result.matches)
+    assert [m.record_id for m in result.matches] == ["keyerr", "weights"]  # 3 lines, 5 lines
+    assert result.answer["evidence"] == "frame"
+    assert "loader.py" in " ".join(result.answer["known"])
+    assert result.answer["unknown"]
+
+
+def test_no_match_says_why(index):
+    result = match_error("SomethingError: nothing in the catalog looks like this", index)
+    assert result.matches == ()
+    assert result.answer["evidence"] is None
+    assert result.answer["unknown"] and "No record matches" in result.answer["unknown"][0]
+
+
+def test_a_dependency_error_says_which_package_raised_it_and_the_last_sglang_frame(index):
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/sglang/srt/hf_transformers_utils.py", '
+        "line 120, in get_config\n"
+        "    config = AutoConfig.from_pretrained(model)\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/hub.py", '
+        "line 421, in cached_file\n"
+        "    raise EnvironmentError(\n"
+        "OSError: You are trying to access a gated repo.\n"
+    )
+    answer = match_error(paste, index).answer
+    assert "Raised in transformers (hub.py:421 in cached_file)." in answer["known"]
+    assert (
+        "The last sglang frame: srt/hf_transformers_utils.py:120 in get_config."
+        in (answer["known"])
+    )
+    assert answer["evidence"] is None and answer["unknown"]

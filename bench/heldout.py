@@ -1,0 +1,217 @@
+"""Run the real held-out set through ``POST /api/v1/match`` and report top-1/top-3 by kind.
+
+Each case (``tests/matching/corpus/heldout/*.txt``) is an error text copied from a public
+issue thread, labelled with its kind and its raise site as ``{repo, file, function,
+messageContains}`` (``a | b`` lists alternatives: files move and functions are renamed
+between releases). A result is at the right site when the record's fields agree: the
+repo, a file path ending in one of the files, the enclosing function (the record's
+``function`` field, else the ``def`` above its line in its source excerpt; not checked
+when neither is known) and, except for implicit errors, the message. So it works with
+any corpus: nothing depends on record ids.
+
+    .venv/bin/python bench/heldout.py --db sqlite:////tmp/corpus.db
+    .venv/bin/python bench/heldout.py --url http://127.0.0.1:8000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.matching.heldout import Case, load_cases  # noqa: E402
+
+KINDS = ("raise", "assert", "implicit", "dependency", "client")
+SGLANG = "sgl-project/sglang"
+_DEF = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
+
+Fetch = Callable[[str, dict[str, Any] | None], dict[str, Any]]
+
+
+def enclosing_function(record: dict[str, Any]) -> str | None:
+    """The record's function: its own field, else the nearest `def` above its line."""
+    if record.get("function"):
+        return str(record["function"])
+    source, start, line = (
+        record.get("sourceCode"),
+        record.get("sourceCodeStart"),
+        record.get("lineNumber"),
+    )
+    if not source or not isinstance(start, int) or not isinstance(line, int):
+        return None
+    lines = source.split("\n")[: max(0, line - start + 1)]
+    if not lines:
+        return None
+    raise_indent = len(lines[-1]) - len(lines[-1].lstrip())
+    for text in reversed(lines):
+        m = _DEF.match(text)
+        if m and len(text) - len(text.lstrip()) < raise_indent:
+            return m.group(1)
+    return None
+
+
+def at_site(case: Case, record: dict[str, Any]) -> bool:
+    """True when the record is the case's raise site (see the module docstring)."""
+    if (record.get("repo") or "").lower() != case.repo.lower():
+        return False
+    path = (record.get("filePath") or "").replace("\\", "/")
+    if not any(path == f or path.endswith("/" + f) for f in case.files):
+        return False
+    function = enclosing_function(record)
+    if case.functions and function is not None and function not in case.functions:
+        return False
+    if case.kind == "implicit" or not case.message_contains:
+        return True
+    text = (record.get("errorMessage") or "") + "\n" + (record.get("messagePattern") or "")
+    return case.message_contains in text or case.message_contains in text.replace("\\", "")
+
+
+@dataclass
+class Outcome:
+    case: Case
+    rank: int | None  # 1-based rank of the first result at the site
+    answered: bool  # the answer says what is known or what is not
+    detail: str
+
+
+def run_case(case: Case, fetch: Fetch, limit: int) -> Outcome:
+    body = fetch("/api/v1/match", {"text": case.text, "limit": limit})
+    answer = body.get("answer") or {}
+    answered = bool(answer.get("known") or answer.get("unknown"))
+    seen: list[str] = []
+    for pos, item in enumerate(body.get("matches", [])[:limit], start=1):
+        record = fetch(f"/api/v1/records/{item['id']}", None)
+        if at_site(case, record):
+            return Outcome(case, pos, answered, item["kind"])
+        seen.append(
+            f"{item['kind']} {record.get('repo')}:{record.get('filePath')}:"
+            f"{enclosing_function(record)}"
+        )
+    if not seen:
+        why = "; ".join(answer.get("unknown") or []) or "no matches"
+        return Outcome(case, None, answered, why)
+    return Outcome(case, None, answered, " | ".join(seen[:3]))
+
+
+def in_process(db_url: str) -> Fetch:
+    from app import create_app
+
+    app = create_app(
+        {"SQLALCHEMY_DATABASE_URI": db_url, "RATELIMIT_ENABLED": False, "TESTING": True}
+    )
+    client = app.test_client()
+
+    def fetch(path: str, payload: dict[str, Any] | None) -> dict[str, Any]:
+        resp = client.post(path, json=payload) if payload is not None else client.get(path)
+        if resp.status_code != 200:
+            raise SystemExit(f"{path}: HTTP {resp.status_code} {resp.get_data(as_text=True)}")
+        return dict(resp.get_json())
+
+    return fetch
+
+
+def over_http(base: str) -> Fetch:
+    def fetch(path: str, payload: dict[str, Any] | None) -> dict[str, Any]:
+        data = None if payload is None else json.dumps(payload).encode()
+        req = urllib.request.Request(base.rstrip("/") + path, data=data)
+        req.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310 (given by the user)
+            return dict(json.load(resp))
+
+    return fetch
+
+
+def timing(db_url: str, cases: list[Case], rounds: int = 20) -> str:
+    """Wall and CPU p50/p99 of `match_error` on the app's in-memory catalog, per paste."""
+    import statistics
+    import time
+
+    from app.records.match_index import get_catalog
+
+    from app import create_app
+    from app.extensions import db
+    from app.matching import match_error
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": db_url, "TESTING": True})
+    with app.app_context():
+        index = get_catalog(db.session, str(db.engine.url)).index
+    for case in cases:  # warm: RE2 compiles candidates on first use, text search is built
+        match_error(case.text, index)
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(rounds):
+        for case in cases:
+            t, c = time.perf_counter(), time.thread_time()
+            match_error(case.text, index)
+            cpu.append(time.thread_time() - c)
+            wall.append(time.perf_counter() - t)
+
+    def fmt(values: list[float]) -> str:
+        values.sort()
+        p99 = values[min(len(values) - 1, int(0.99 * len(values)))]
+        return f"p50 {statistics.median(values) * 1e3:.3f} ms, p99 {p99 * 1e3:.3f} ms"
+
+    return (
+        f"match_error over {len(index)} records, {len(cases)} pastes x {rounds}: "
+        f"wall {fmt(wall)}; CPU {fmt(cpu)}"
+    )
+
+
+def _row(label: str, outcomes: list[Outcome]) -> str:
+    n = len(outcomes)
+    if not n:
+        return f"| {label} | 0 | - | - |"
+    top1 = sum(1 for o in outcomes if o.rank == 1)
+    top3 = sum(1 for o in outcomes if o.rank is not None and o.rank <= 3)
+    return f"| {label} | {n} | {top1} ({100 * top1 / n:.0f} %) | {top3} ({100 * top3 / n:.0f} %) |"
+
+
+def report(outcomes: list[Outcome]) -> str:
+    lines = ["| kind | cases | top-1 | top-3 |", "|---|---:|---:|---:|"]
+    for kind in KINDS:
+        lines.append(_row(kind, [o for o in outcomes if o.case.kind == kind]))
+    sglang = [o for o in outcomes if o.case.repo == SGLANG]
+    lines.append(_row("sglang-raised", sglang))
+    lines.append(_row("all", outcomes))
+    answered = sum(1 for o in outcomes if o.answered)
+    lines.append("")
+    lines.append(f"answers that say what is known or not: {answered} of {len(outcomes)}")
+    lines.append("")
+    lines.append("misses (not in the top 3):")
+    for o in outcomes:
+        if o.rank is None or o.rank > 3:
+            lines.append(f"- {o.case.name} [{o.case.kind}] {o.detail}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--db", help="database URL: run the app in this process over it")
+    where.add_argument("--url", help="base URL of a running Errata server")
+    parser.add_argument("--cases", type=Path, default=None, help="directory of case files")
+    parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument(
+        "--timing", action="store_true", help="with --db: also time match_error in-process"
+    )
+    args = parser.parse_args(argv)
+    fetch = in_process(args.db) if args.db else over_http(args.url)
+    cases = load_cases(args.cases) if args.cases else load_cases()
+    print(report([run_case(case, fetch, args.limit) for case in cases]))
+    if args.timing and args.db:
+        print()
+        print(timing(args.db, cases))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

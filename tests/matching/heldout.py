@@ -1,0 +1,65 @@
+"""The real held-out set: error texts copied from public issue threads, with their labels.
+
+One file per case under ``corpus/heldout/``: ``key: value`` header lines, a ``---`` line,
+then the text exactly as it was pasted (of a stored excerpt, its error part).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+HELDOUT_DIR = Path(__file__).parent / "corpus" / "heldout"
+KINDS = frozenset({"raise", "assert", "implicit", "dependency", "client"})
+REQUIRED = ("source", "kind", "repo", "file")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One labelled paste and its expected raise site."""
+
+    name: str
+    source: str
+    kind: str
+    repo: str
+    files: tuple[str, ...]
+    functions: tuple[str, ...]
+    message_contains: str
+    text: str
+
+
+def _alternatives(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split("|") if v.strip())
+
+
+def parse_case(path: Path) -> Case:
+    """Read one case file; a malformed one raises ValueError naming the file."""
+    raw = path.read_text(encoding="utf-8")
+    head, sep, text = raw.partition("\n---\n")
+    if not sep:
+        raise ValueError(f"{path.name}: no '---' line between the labels and the text")
+    fields: dict[str, str] = {}
+    for line in head.splitlines():
+        key, colon, value = line.partition(":")
+        if not colon:
+            raise ValueError(f"{path.name}: label line without ':': {line!r}")
+        fields[key.strip()] = value.strip()
+    missing = [k for k in REQUIRED if not fields.get(k)]
+    if missing:
+        raise ValueError(f"{path.name}: missing {', '.join(missing)}")
+    if fields["kind"] not in KINDS:
+        raise ValueError(f"{path.name}: kind {fields['kind']!r} is not one of {sorted(KINDS)}")
+    return Case(
+        name=path.stem,
+        source=fields["source"],
+        kind=fields["kind"],
+        repo=fields["repo"],
+        files=_alternatives(fields["file"]),
+        functions=_alternatives(fields.get("function", "")),
+        message_contains=fields.get("messageContains", ""),
+        text=text,
+    )
+
+
+def load_cases(directory: Path = HELDOUT_DIR) -> list[Case]:
+    return [parse_case(p) for p in sorted(directory.glob("*.txt"))]
