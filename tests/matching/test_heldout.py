@@ -18,6 +18,8 @@ from app.matching import parse_error
 from app.matching.parse import ROLE_BODY
 from tests.matching.heldout import KINDS, load_cases, parse_case
 
+pytestmark = pytest.mark.unit
+
 CASES = load_cases()
 GUARD_DIR = Path(__file__).parent / "corpus" / "guard"
 GUARDS = sorted(GUARD_DIR.glob("*.txt"))
