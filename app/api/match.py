@@ -44,6 +44,8 @@ def match_payload(text: str, limit: int, compact: bool = False) -> dict[str, Any
             item["why"] = m.why.to_dict()
         items.append(item)
     body: dict[str, Any] = {"matches": items, "fallback": result.fallback}
+    if result.incomplete:
+        body["incomplete"] = "the verification budget ran out; some patterns were not tried"
     if not compact:
         body["parsed"] = result.parsed.to_dict()
     return body

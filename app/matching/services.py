@@ -13,7 +13,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from app.matching.index import MatchIndex, PatternEntry
+from app.matching.index import MatchIndex, PatternEntry, VerifyBudget
 from app.matching.parse import (
     ROLE_CHAINED,
     ROLE_LAST,
@@ -94,12 +94,14 @@ class MatchResult:
     matches: tuple[Match, ...]
     fallback: bool
     parsed: ParsedError
+    incomplete: bool = False  # the verification budget ran out: some patterns not tried
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "matches": [m.to_dict() for m in self.matches],
             "fallback": self.fallback,
             "parsed": self.parsed.to_dict(),
+            "incomplete": self.incomplete,
         }
 
 
@@ -227,8 +229,9 @@ def match_parsed(
 ) -> MatchResult:
     """Rank records for an already parsed error."""
     scored: dict[str, tuple[tuple[Any, ...], Match]] = {}
+    budget = VerifyBudget.start()
     for exc in parsed.exceptions:
-        for hit in index.search(exc.message):
+        for hit in index.search(exc.message, budget):
             item = _build(
                 hit.entry,
                 exc,
@@ -240,7 +243,7 @@ def match_parsed(
             )
             _keep_best(scored, item)
     if scored:
-        return MatchResult(_rank(scored, limit), False, parsed)
+        return MatchResult(_rank(scored, limit), False, parsed, budget.exceeded)
     search = text_search if text_search is not None else default_text_search(index)
     for exc in parsed.exceptions:
         for record_id, sim in search(exc.message, limit):
@@ -255,7 +258,7 @@ def match_parsed(
                 similarity=sim,
             )
             _keep_best(scored, item)
-    return MatchResult(_rank(scored, limit), True, parsed)
+    return MatchResult(_rank(scored, limit), True, parsed, budget.exceeded)
 
 
 def match_error(

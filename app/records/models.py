@@ -5,7 +5,17 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.ext.orderinglist import ordering_list
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -54,6 +64,9 @@ class Record(Base):
     version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[Timestamp]
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # A retracted record is a tombstone: hidden from matching, search and lists; history kept.
+    retracted_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    retracted_reason: Mapped[str | None] = mapped_column(Text)
 
     solutions: Mapped[list[RecordSolution]] = relationship(
         order_by="RecordSolution.position",
@@ -137,6 +150,7 @@ class RecordVersion(Base):
     content_hash: Mapped[str] = mapped_column(String(64))
     content: Mapped[dict[str, Any]] = mapped_column(JSON)
     imported_at: Mapped[Timestamp]
+    token_id: Mapped[int | None] = mapped_column(Integer)  # who wrote it (None: CLI import)
 
     record: Mapped[Record] = relationship(back_populates="versions")
 
