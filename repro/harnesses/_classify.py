@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from repro.harnesses._pattern import search
+
 REPRODUCED = "REPRODUCED"
 DIFFERENT_ERROR = "DIFFERENT_ERROR"
 NOT_REPRODUCED = "NOT_REPRODUCED"
@@ -123,7 +125,7 @@ def is_record_error(error: dict[str, Any] | None, record: dict[str, Any]) -> boo
     pattern = record.get("messagePattern") or re.escape(str(record.get("errorMessage", "")))
     return (
         error.get("class") == record.get("errorClass")
-        and re.search(pattern, str(error.get("message", ""))) is not None
+        and search(pattern, str(error.get("message", "")))
         and same_file(error.get("file"), record.get("filePath"))
     )
 
