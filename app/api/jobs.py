@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, current_app, g, jsonify, request
 from sqlalchemy import select
 
 from app.api.blueprint import bp
@@ -15,11 +15,10 @@ from app.errors import problem
 from app.extensions import db
 from app.jobs import services as jobs
 from app.records import match_index
+from app.repro import reports
 from app.repro import services as repro
 from app.repro.models import STATUSES, ReproLatest, ReproRun
-from repro.runner import COMPLETED, ENV_MISSING, HARNESS_ERROR, TIMEOUT
 
-REPORT_OUTCOMES = {COMPLETED, ENV_MISSING, HARNESS_ERROR, TIMEOUT}
 PLATFORMS = ("blackwell", "hopper", "cpu", "real")
 
 
@@ -30,33 +29,35 @@ def _json_body() -> dict[str, Any]:
     return data
 
 
-def _has_nul(value: Any, depth: int = 0) -> bool:
-    """NUL anywhere in a JSON value (PostgreSQL text cannot store it)."""
-    if isinstance(value, str):
-        return "\x00" in value
-    if depth > 64:
-        return False
-    if isinstance(value, dict):
-        return any(_has_nul(k, depth + 1) or _has_nul(v, depth + 1) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v, depth + 1) for v in value)
-    return False
+def _job_problem(exc: reports.ReportError | reports.Forbidden) -> Response:
+    if isinstance(exc, reports.Forbidden):
+        return problem(403, "Forbidden", str(exc))
+    errors = [{"field": f, "reason": r} for f, r in exc.errors]
+    return problem(
+        422, "Unprocessable Content", "The body is not a valid job report.", errors=errors
+    )
 
 
-def _worker_name(data: dict[str, Any]) -> str:
-    worker = data.get("worker")
-    if not isinstance(worker, str) or not 0 < len(worker) <= 200 or "\x00" in worker:
-        raise BadParameter("worker must be a string of 1 to 200 characters, without NUL")
-    return worker
+def _job_run(job_id: str) -> ReproRun | None:
+    return db.session.scalar(select(ReproRun).where(ReproRun.job_id == job_id[:64]))
 
 
 @bp.post("/jobs/<job_id>/start")
 @require_scope("worker")
 def start_job(job_id: str) -> Response:
-    worker = _worker_name(_json_body())
-    run = jobs.start_job(db.session, job_id, worker)
+    token = g.api_token
+    run = _job_run(job_id)
     if run is None:
         return problem(404, "Not Found", f"No job {job_id!r}.")
+    try:
+        body = reports.parse_start(_json_body())
+        reports.authorize(run, token, body.secret)
+    except (reports.ReportError, reports.Forbidden) as exc:
+        return _job_problem(exc)
+    run = jobs.start_job(db.session, job_id, reports.worker_label(token))
+    assert run is not None
+    if run.status not in jobs.FINISHED:
+        run.worker_token_id = token.id
     db.session.commit()
     return jsonify(
         {
@@ -71,21 +72,24 @@ def start_job(job_id: str) -> Response:
 @bp.post("/jobs/<job_id>/result")
 @require_scope("worker")
 def finish_job(job_id: str) -> Response:
-    data = _json_body()
-    worker = _worker_name(data)
-    report = data.get("report")
-    if not isinstance(report, dict) or report.get("outcome") not in REPORT_OUTCOMES:
-        raise BadParameter(
-            f"report must be a runner report with outcome in {sorted(REPORT_OUTCOMES)}"
-        )
-    if report.get("result") is not None and not isinstance(report["result"], dict):
-        raise BadParameter("report.result must be an object")
-    if _has_nul(report):
-        raise BadParameter("report must not contain NUL characters")
-    run, stored = jobs.finish_job(db.session, job_id, worker, report)
+    token = g.api_token
+    run = _job_run(job_id)
     if run is None:
         return problem(404, "Not Found", f"No job {job_id!r}.")
+    try:
+        body = reports.parse_result(_json_body())
+        reports.authorize(run, token, body.secret)
+        reports.check_claims(run, token, body.report)
+    except (reports.ReportError, reports.Forbidden) as exc:
+        return _job_problem(exc)
+    run, stored = jobs.finish_job(
+        db.session, job_id, reports.worker_label(token), reports.report_dict(body.report)
+    )
+    if run is None:
+        return problem(404, "Not Found", f"No job {job_id!r}.")
+    run.worker_token_id = token.id
     db.session.commit()
+    current_app.logger.info("job %s reported by token %s (stored: %s)", job_id, token.id, stored)
     if stored:
         match_index.forget()  # this process shows the new verdict at once; others within 2 s
     return jsonify(

@@ -138,6 +138,8 @@ def get_record(record_id: str) -> ResponseReturnValue:
     row = services.get_record(db.session, record_id)
     if row is None:
         return problem(404, "Not Found", f"No record with id {record_id!r}.")
+    if row.retracted_at is not None:
+        return problem(410, "Gone", f"Record {record_id!r} was retracted: {row.retracted_reason}")
     compact = flag(request.args, "compact")
     verdicts = {} if compact else latest_verdicts(db.session, [row.id]).get(row.id, {})
     response = jsonify(record_payload(row, compact, verdicts))

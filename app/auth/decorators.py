@@ -31,6 +31,7 @@ def require_scope(scope: str) -> Callable[[F], F]:
                     403, "Forbidden", f"The token is unknown, revoked, or lacks the {scope} scope."
                 )
             g.api_token = token
+            db.session.commit()  # last_used_at, whatever the view goes on to do
             return view(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]

@@ -135,3 +135,23 @@ def export_command(output: str) -> None:
             stream.write(json.dumps(envelope, ensure_ascii=False) + "\n")
             count += 1
     click.echo(f"exported {count} record(s)", err=True)
+
+
+@records_cli.command("retract")
+@click.argument("record_id")
+@click.option("--reason", required=True, help="Why (kept with the tombstone).")
+def retract_command(record_id: str, reason: str) -> None:
+    """Retract a record: hidden from matching, search and lists; its history is kept."""
+    from app.auth.audit import audit
+    from app.records import match_index
+    from app.records.moderation import ModerationError, retract_record
+
+    require_schema()
+    try:
+        retract_record(db.session, record_id, reason)
+    except ModerationError as exc:
+        raise click.ClickException(str(exc)) from None
+    db.session.commit()
+    match_index.forget()
+    audit("record retracted", None, record_id, reason=reason)
+    click.echo(f"retracted {record_id}")

@@ -70,7 +70,7 @@ def build_index(session: DbSession) -> MatchIndex:
             Record.file_path,
             Record.line_number,
             Record.error_message,
-        )
+        ).where(Record.retracted_at.is_(None))
     )
     return MatchIndex(PatternEntry(*row) for row in rows)
 

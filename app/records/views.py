@@ -63,6 +63,8 @@ def record_page(record_id: str) -> str:
     row = services.get_record(db.session, record_id)
     if row is None:
         abort(404, description=f"No record with id {record_id!r}.")
+    if row.retracted_at is not None:
+        abort(410, description=f"Record {record_id!r} was retracted: {row.retracted_reason}")
     data = services.record_to_dict(row)
     source = (
         presenters.source_html(

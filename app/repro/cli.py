@@ -172,3 +172,24 @@ def nightly_command(local: bool, platforms: tuple[str, ...], repeats: int) -> No
             failed += not sent
     if failed:
         raise SystemExit(1)
+
+
+@repro_cli.command("invalidate")
+@click.argument("run_id", type=int)
+@click.option("--reason", required=True, help="Why (kept on the run).")
+def invalidate_command(run_id: int, reason: str) -> None:
+    """Mark a run invalid: kept in the history, left out of the verdicts."""
+    from app.auth.audit import audit
+    from app.records import match_index
+    from app.records.moderation import ModerationError
+    from app.repro.moderation import invalidate_run
+
+    require_schema()
+    try:
+        invalidate_run(db.session, run_id, reason)
+    except ModerationError as exc:
+        raise click.ClickException(str(exc)) from None
+    db.session.commit()
+    match_index.forget()
+    audit("run invalidated", None, f"run {run_id}", reason=reason)
+    click.echo(f"invalidated run {run_id}")
