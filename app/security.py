@@ -85,6 +85,7 @@ class BoundedChunkedBody:
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
         environ.pop("wsgi.input_terminated", None)
+        environ.pop("HTTP_TRANSFER_ENCODING", None)  # the body is now plain, with a length
         return self.app(environ, start_response)
 
 
