@@ -8,14 +8,22 @@ from flask import Response, jsonify, request
 
 from app.api.blueprint import bp
 from app.api.records import int_arg
+from app.auth.decorators import is_admin_request
 from app.errors import problem
 from app.extensions import db
 from app.records import services as record_services
 from app.repro import services
+from app.repro.disclosure import public_run
 from app.repro.models import ReproRun
 
 
 def run_payload(run: ReproRun) -> dict[str, Any]:
+    """A run as the API shows it: everything to admins, no server details to others."""
+    payload = _run_payload(run)
+    return payload if is_admin_request() else public_run(payload)
+
+
+def _run_payload(run: ReproRun) -> dict[str, Any]:
     return {
         "id": run.id,
         "jobId": run.job_id,
@@ -41,6 +49,8 @@ def run_payload(run: ReproRun) -> dict[str, Any]:
         "queuedAt": run.queued_at.isoformat() if run.queued_at else None,
         "startedAt": run.started_at.isoformat() if run.started_at else None,
         "finishedAt": run.finished_at.isoformat() if run.finished_at else None,
+        "invalid": run.invalidated_at is not None,
+        "invalidReason": run.invalid_reason,
     }
 
 
