@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import warnings
 from typing import Any
 
 import re2
@@ -69,7 +70,9 @@ def check_pattern(pattern: str) -> None:
     if len(pattern) > MAX_PATTERN_CHARS:
         raise PatternRejected(f"longer than {MAX_PATTERN_CHARS} characters")
     try:
-        parsed = sre_parse.parse(pattern)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. FutureWarning: possible nested set
+            parsed = sre_parse.parse(pattern)
     except (re.error, RecursionError, OverflowError) as exc:
         raise PatternRejected(f"does not compile: {exc}") from None
     try:
