@@ -162,6 +162,9 @@ def test_worker_reports_are_validated_and_stored_once(linked, runner, client, br
     assert first["stored"] is True and second["stored"] is False
     run = client.get("/api/v1/runs").get_json()["items"][0]
     assert run["status"] == "failed" and run["triggerOutcome"] == "TIMEOUT"
+    assert run["worker"] is None  # the public does not see who ran it; admins do
+    admin = make_token(runner, "admin")
+    run = client.get("/api/v1/runs", headers=auth(admin)).get_json()["items"][0]
     assert run["worker"].startswith("t-worker (token ")
     # A redelivered job that already has its result is not run again.
     again = client.post(
