@@ -31,6 +31,8 @@ _MODELS: tuple[type[BaseModel], ...] = (
     schemas.JobStart,
     schemas.JobResult,
     schemas.JobState,
+    schemas.ModerationRequest,
+    schemas.Retracted,
 )
 
 
@@ -193,6 +195,7 @@ def _write_paths() -> dict[str, Any]:
                         "200": _json("JobState", "State"),
                         "400": _problem("Bad body"),
                         "404": _problem("No such job"),
+                        "422": _problem("Not a valid JobStart (the job's secret is required)"),
                     }
                 ),
             }
@@ -209,6 +212,46 @@ def _write_paths() -> dict[str, Any]:
                         "200": _json("JobState", "Stored or ignored"),
                         "400": _problem("Bad body"),
                         "404": _problem("No such job"),
+                        "422": _problem("Not a valid report, or not this job's platform"),
+                    }
+                ),
+            }
+        },
+        "/api/v1/runs/{run_id}/invalidate": {
+            "post": {
+                "operationId": "invalidateRun",
+                "summary": "Mark a run invalid: kept in history, out of verdicts (scope: admin)",
+                "security": _BEARER,
+                "parameters": [
+                    {
+                        "name": "run_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "integer"},
+                    }
+                ],
+                "requestBody": _body("ModerationRequest"),
+                "responses": _authed(
+                    {
+                        "200": _json("RunOut", "The invalidated run"),
+                        "404": _problem("No such run"),
+                        "422": _problem("No reason given"),
+                    }
+                ),
+            }
+        },
+        "/api/v1/records/{record_id}/retract": {
+            "post": {
+                "operationId": "retractRecord",
+                "summary": "Retract a record: a tombstone, history kept (scope: admin)",
+                "security": _BEARER,
+                "parameters": [_RECORD_ID],
+                "requestBody": _body("ModerationRequest"),
+                "responses": _authed(
+                    {
+                        "200": _json("Retracted", "The tombstone"),
+                        "404": _problem("No such record"),
+                        "422": _problem("No reason given"),
                     }
                 ),
             }

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.records.schemas import RecordV2
+from app.repro.reports import JobResult, JobStart  # noqa: F401 (OpenAPI)
 
 
 class Links(BaseModel):
@@ -173,13 +174,15 @@ class RunRequest(BaseModel):
     platform: Literal["blackwell", "hopper", "cpu", "real"] = "blackwell"
 
 
-class JobStart(BaseModel):
-    worker: str = Field(min_length=1, max_length=200, pattern=r"^[^\x00]*$")
+class ModerationRequest(BaseModel):
+    reason: str = Field(min_length=1, max_length=2000, pattern=r"^[^\x00]*$")
 
 
-class JobResult(BaseModel):
-    worker: str = Field(min_length=1, max_length=200, pattern=r"^[^\x00]*$")
-    report: dict[str, Any] = Field(description="The runner's report (repro.runner.RunReport)")
+class Retracted(BaseModel):
+    id: str
+    retracted: bool
+    retractedAt: str | None
+    reason: str | None
 
 
 class JobState(BaseModel):

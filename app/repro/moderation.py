@@ -8,11 +8,13 @@ from app.db import DbSession, utcnow
 from app.records.moderation import ModerationError, _reason
 from app.repro.models import DONE, INVALID, ReproLatest, ReproRun
 
+MAX_ID = 2**31 - 1  # an INTEGER primary key; larger ids exist nowhere
+
 
 def invalidate_run(session: DbSession, run_id: int, reason: str) -> ReproRun:
     """Mark ``run_id`` invalid; the platform's verdict falls back to the newest valid run."""
     reason = _reason(reason)
-    run = session.get(ReproRun, run_id)
+    run = session.get(ReproRun, run_id) if 0 < run_id <= MAX_ID else None
     if run is None:
         raise ModerationError(f"no run with id {run_id}")
     if run.invalidated_at is None:
