@@ -10,6 +10,7 @@ from sqlalchemy import select
 from app.api.blueprint import bp
 from app.api.records import BadParameter, int_arg
 from app.api.runs import run_payload
+from app.auth.audit import audit
 from app.auth.decorators import require_scope
 from app.errors import problem
 from app.extensions import db
@@ -59,6 +60,7 @@ def start_job(job_id: str) -> Response:
     if run.status not in jobs.FINISHED:
         run.worker_token_id = token.id
     db.session.commit()
+    audit("job started", token, job_id, attempts=run.attempts)
     return jsonify(
         {
             "jobId": job_id,
@@ -89,7 +91,7 @@ def finish_job(job_id: str) -> Response:
         return problem(404, "Not Found", f"No job {job_id!r}.")
     run.worker_token_id = token.id
     db.session.commit()
-    current_app.logger.info("job %s reported by token %s (stored: %s)", job_id, token.id, stored)
+    audit("job reported", token, job_id, stored=stored, outcome=body.report.outcome)
     if stored:
         match_index.forget()  # this process shows the new verdict at once; others within 2 s
     return jsonify(
@@ -115,6 +117,7 @@ def trigger_run(record_id: str) -> Response | tuple[Response, int]:
     except repro.ReproError as exc:
         return problem(404 if "no record" in str(exc) else 422, "Cannot run", str(exc))
     db.session.commit()
+    audit("run queued", g.api_token, record_id, run=run.id, platform=platform)
     sent = jobs.dispatch(db.session, run, current_app.config["ERRATA_BROKER_URL"])
     db.session.commit()
     if not sent:

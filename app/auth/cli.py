@@ -6,6 +6,7 @@ import click
 from flask.cli import AppGroup
 
 from app.auth import services
+from app.auth.audit import audit
 from app.auth.models import SCOPES
 from app.extensions import db
 from app.records.cli import require_schema
@@ -25,6 +26,7 @@ def create_command(name: str, scope: str, gpu: bool) -> None:
     except services.TokenError as exc:
         raise click.ClickException(str(exc)) from None
     db.session.commit()
+    audit("token created", None, f"token {token.id} ({token.name})", scope=token.scope, gpu=gpu)
     click.echo(
         f"created token {token.id} ({token.scope}) for {token.name}; it is shown once:", err=True
     )
@@ -52,4 +54,5 @@ def revoke_command(token_id: int) -> None:
     except services.TokenError as exc:
         raise click.ClickException(str(exc)) from None
     db.session.commit()
+    audit("token revoked", None, f"token {token.id} ({token.name})")
     click.echo(f"revoked token {token.id} ({token.name})")

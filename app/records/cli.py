@@ -94,6 +94,7 @@ def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
     try:
         stats = services.upsert(db.session, parsed)  # only valid, first-seen lines
         db.session.commit()
+        _audit_import(files, stats)
     except OperationalError as exc:
         db.session.rollback()
         reason = str(exc.orig).splitlines()[0] if exc.orig is not None else str(exc)
@@ -155,3 +156,9 @@ def retract_command(record_id: str, reason: str) -> None:
     match_index.forget()
     audit("record retracted", None, record_id, reason=reason)
     click.echo(f"retracted {record_id}")
+
+
+def _audit_import(files: tuple[str, ...], stats: services.ImportStats) -> None:
+    from app.auth.audit import audit
+
+    audit("records imported", None, ",".join(files), written=stats.written)
