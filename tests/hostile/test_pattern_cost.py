@@ -195,7 +195,12 @@ def test_a_stored_costly_pattern_cannot_stall_matching(app, client, seed):
     # 40 costly patterns would take seconds; the budget stops verification and says so.
     assert "budget" in body["incomplete"]
     ok = client.post("/api/v1/match", json={"text": "ValueError: short"})
-    assert ok.status_code == 200
+    assert ok.status_code == 200 and "incomplete" not in ok.get_json()
+    client.get("/match")
+    with client.session_transaction() as session:
+        token = session["csrf_token"]
+    page = client.post("/match", data={"text": paste[:200_000], "csrf_token": token})
+    assert page.status_code == 200 and "Not every pattern was tried" in page.get_data(as_text=True)
 
 
 def test_the_harness_never_runs_a_pattern_in_re_on_long_text():
