@@ -13,6 +13,7 @@ from flask import Flask, Response, abort, request, session
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from app import concurrency
 from app.auth.audit import init_audit_log
 
 CSP = (
@@ -132,5 +133,6 @@ def init_app(app: Flask) -> None:
         app.wsgi_app = BoundedChunkedBody(app.wsgi_app, int(limit))  # type: ignore[method-assign]
     init_audit_log()
     app.before_request(reject_nul)
+    concurrency.init_app(app)
     app.after_request(_headers)
     app.jinja_env.globals["csrf_token"] = csrf_token
