@@ -89,8 +89,12 @@ class DeadlineThreadWorker(ThreadWorker):
         finally:
             sock.deadline = None
         if sock.expired:
-            # Close at once: gunicorn's graceful close lingers on the main thread.
+            # Shut both ways now, so gunicorn's graceful close (on the main thread) does
+            # not linger reading from a client that is still trickling.
             self.log.info("closed a connection from %s: request not read in time", conn.client)
-            sock.close()
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             return False
         return result

@@ -31,10 +31,9 @@ def stamp_version(session: DbSession, record_id: str, token: Any) -> None:
 
 
 def _reason(reason: str) -> str:
-    reason = (reason or "").strip()
     if not reason or len(reason) > 2000 or "\x00" in reason:
-        raise ModerationError("give a reason of 1 to 2000 characters")
-    return reason
+        raise ModerationError("give a reason of 1 to 2000 characters, without NUL")
+    return reason.strip() or reason
 
 
 def retract_record(session: DbSession, record_id: str, reason: str) -> Record:
