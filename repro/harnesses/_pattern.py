@@ -1,8 +1,9 @@
-"""Record patterns in the harness run in RE2, never in a backtracking engine.
+"""Record patterns in the harness run in RE2 when the environment has ``google-re2``.
 
-``google-re2`` is pinned in each harness environment. Without it (an environment built
-before the pin), a pattern is searched with Python's ``re`` on at most ``FALLBACK_CHARS``
-characters: patterns are vetted before they are stored, and the text stays short.
+Without it, a pattern is searched with Python's ``re`` on at most ``FALLBACK_CHARS``
+characters: patterns are vetted before they are stored (no exponential shapes), and the
+text stays short. Pin ``google-re2`` in ``repro/envs/<name>/requirements.txt`` to close
+that gap.
 """
 
 from __future__ import annotations
