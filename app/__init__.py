@@ -9,6 +9,7 @@ from flask import Flask
 
 from app.config import load_settings
 from app.extensions import db, limiter, migrate
+from app.ratelimits import configure_limits
 from app.security import JSONProvider
 
 
@@ -22,6 +23,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app.json = JSONProvider(app)
     db.init_app(app)
+    configure_limits(app.config)
     limiter.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(os.path.dirname(app.root_path), "migrations"))
 

@@ -104,4 +104,6 @@ def load_settings(instance_path: str, environ: Mapping[str, str] | None = None) 
     maybe_set(settings, "ERRATA_SEARCH_RATE_LIMIT", "ERRATA_SEARCH_RATE_LIMIT", environ=environ)
     maybe_set(settings, "SESSION_COOKIE_SECURE", "ERRATA_SECURE_COOKIES", _bool, environ=environ)
     maybe_set(settings, "SQLALCHEMY_ECHO", "ERRATA_SQL_ECHO", _bool, environ=environ)
+    for name, kind in (("ERRATA_HEAVY_CONCURRENCY", int), ("ERRATA_HEAVY_WAIT_S", float)):
+        maybe_set(settings, name, name, kind, environ=environ)
     return settings

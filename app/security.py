@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import hmac
+import io
+import json
 import secrets
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask import Flask, Response, abort, request, session
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
+
+from app import concurrency
+from app.audit import init_audit_log
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -56,6 +62,56 @@ def reject_nul() -> None:
         abort(400, description="The URL must not contain NUL characters.")
 
 
+class BoundedChunkedBody:
+    """WSGI middleware: a body without Content-Length (chunked) is read up to the limit
+    here; one over it gets 413, one under it reaches the app with its length set."""
+
+    def __init__(self, app: Callable[..., Any], limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if environ.get("CONTENT_LENGTH") or not (chunked or environ.get("wsgi.input_terminated")):
+            return self.app(environ, start_response)
+        stream = environ["wsgi.input"]
+        body = b""
+        while len(body) <= self.limit:
+            chunk = stream.read(min(65536, self.limit + 1 - len(body)))
+            if not chunk:
+                break
+            body += chunk
+        if len(body) > self.limit:
+            return _too_large(start_response, self.limit)
+        environ["wsgi.input"] = io.BytesIO(body)
+        environ["CONTENT_LENGTH"] = str(len(body))
+        environ.pop("wsgi.input_terminated", None)
+        environ.pop("HTTP_TRANSFER_ENCODING", None)  # the body is now plain, with a length
+        return self.app(environ, start_response)
+
+
+def _too_large(start_response: Callable[..., Any], limit: int) -> Iterable[bytes]:
+    body = json.dumps(
+        {
+            "type": "about:blank",
+            "title": "Content Too Large",
+            "status": 413,
+            "detail": f"The body is over {limit} bytes.",
+        }
+    ).encode()
+    start_response(
+        "413 Content Too Large",
+        [
+            ("Content-Type", "application/problem+json"),
+            ("Content-Length", str(len(body))),
+            ("Connection", "close"),
+            ("Content-Security-Policy", CSP),
+            ("X-Content-Type-Options", "nosniff"),
+        ],
+    )
+    return [body]
+
+
 def _headers(response: Response) -> Response:
     headers = response.headers
     headers.setdefault("Content-Security-Policy", CSP)
@@ -72,6 +128,11 @@ def init_app(app: Flask) -> None:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops
         )
+    limit = app.config.get("MAX_CONTENT_LENGTH")
+    if limit:
+        app.wsgi_app = BoundedChunkedBody(app.wsgi_app, int(limit))  # type: ignore[method-assign]
+    init_audit_log()
     app.before_request(reject_nul)
+    concurrency.init_app(app)
     app.after_request(_headers)
     app.jinja_env.globals["csrf_token"] = csrf_token

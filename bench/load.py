@@ -10,8 +10,9 @@ Starts ``gunicorn -w 2 'app:create_app()'`` on 127.0.0.1 with rate limits off (t
 answer the load with 429), warms both workers, then for each concurrency step (default 4, 16,
 64 connections, ``--duration`` seconds each, 60 by default) runs wrk twice: the trivial
 ``GET /api/v1/health`` (the baseline, same server, same step) and the mix (50% match with real
-tracebacks, 30% search, 20% record reads). Prints throughput, p50/p99, errors (non-2xx and
-socket errors; target 0) and the mix/baseline throughput ratio per step.
+tracebacks, 30% search, 20% record reads), probing health every 50 ms during the mix.
+Prints throughput, p50/p99, errors (non-2xx and socket errors; target 0), the mix/baseline
+throughput ratio and health's p95 during the mix, per step.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+import urllib.request
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
@@ -117,6 +121,24 @@ def run_wrk(url: str, connections: int, duration: int, script: str | None) -> di
     return result
 
 
+def probe_health(base: str, stop: float, out: list[float]) -> None:
+    """One ``GET /api/v1/health`` every 50 ms until ``stop`` (ms; a failure counts 10 s)."""
+    while time.monotonic() < stop:
+        started = time.perf_counter()
+        try:
+            with urllib.request.urlopen(base + "/api/v1/health", timeout=10) as response:
+                response.read()
+            out.append((time.perf_counter() - started) * 1000)
+        except OSError:
+            out.append(10_000.0)
+        time.sleep(0.05)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[int(q * (len(ordered) - 1))] if ordered else float("nan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="DATABASE_URL of a prepared database")
@@ -139,12 +161,20 @@ def main() -> None:
         run_wrk(base + "/", 4, 10, f.name)  # warm both workers (pattern index, caches)
         for connections in steps:
             health = run_wrk(base + "/api/v1/health", connections, duration, None)
+            probes: list[float] = []
+            prober = threading.Thread(
+                target=probe_health, args=(base, time.monotonic() + duration, probes)
+            )
+            prober.start()
             mix = run_wrk(base + "/", connections, duration, f.name)
+            prober.join()
+            mix["health_during_p95"] = percentile(probes, 0.95)
             results.append((connections, health, mix))
             print(
                 f"c={connections:<3} mix {mix['rps']:7.0f} req/s p50 {mix['p50']:7.2f} ms "
                 f"p99 {mix['p99']:7.2f} ms errors {mix['errors']:.0f}/{mix['requests']:.0f} | "
-                f"health {health['rps']:7.0f} req/s | mix/health {mix['rps'] / health['rps']:.3f}",
+                f"health {health['rps']:7.0f} req/s | mix/health {mix['rps'] / health['rps']:.3f}"
+                f" | health during the mix: p95 {mix['health_during_p95']:.1f} ms",
                 flush=True,
             )
         os.unlink(f.name)

@@ -83,11 +83,14 @@ class ResultClient:
             time.sleep(min(2**attempt, 30))
         raise DeliveryError(f"{path}: web service unreachable: {last}")
 
-    def start(self, job_id: str, worker: str) -> dict[str, Any]:
-        return self._post(f"{job_id}/start", {"worker": worker})
+    def start(self, job_id: str, worker: str, secret: str) -> dict[str, Any]:
+        return self._post(f"{job_id}/start", {"worker": worker, "secret": secret})
 
-    def finish(self, job_id: str, worker: str, report: dict[str, Any]) -> dict[str, Any]:
-        return self._post(f"{job_id}/result", {"worker": worker, "report": report})
+    def finish(
+        self, job_id: str, worker: str, report: dict[str, Any], secret: str
+    ) -> dict[str, Any]:
+        body = {"worker": worker, "report": report, "secret": secret}
+        return self._post(f"{job_id}/result", body)
 
 
 @shared_task(
@@ -105,14 +108,15 @@ def run_harness_job(self: Any, job: dict[str, Any]) -> str:
     worker = f"{self.request.hostname or socket.gethostname()}:{os.getpid()}"
     client = ResultClient.from_env()
     job_id = str(job["job_id"])
+    secret = str(job.get("secret", ""))  # the job's own secret: only we can report it
     try:
-        state = client.start(job_id, worker)
+        state = client.start(job_id, worker, secret)
         if state.get("finished"):
             return "already finished"
         report = run_harness(
             job["harness"], job["env"], job["payload"], timeout_s=float(job.get("timeout_s", 600))
         )
-        stored = client.finish(job_id, worker, report)
+        stored = client.finish(job_id, worker, report, secret)
     except RefusedError as exc:
         # A refused start or report is final: a retry would run the harness again.
         return f"refused: {exc}"

@@ -67,6 +67,8 @@ class MatchAnswer:
     notes: list[str] = field(default_factory=list)
     # the matcher's account: evidence, what is known, what is not
     answer: dict[str, Any] = field(default_factory=dict)
+    # the per-request verification budget ran out before every candidate was tried
+    incomplete: bool = False
 
 
 def catalog(session: DbSession, catalog_key: str) -> Catalog:
@@ -134,6 +136,7 @@ def match(
         extra.get("evidence"),
         extra["notes"],
         result.answer,
+        result.incomplete,
     )
 
 

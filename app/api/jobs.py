@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, current_app, g, jsonify, request
+from sqlalchemy import select
 
 from app.api import schemas, serialize
+from app.audit import audit
 from app.auth.decorators import require_scope
 from app.corpus import catalog as match_index
 from app.errors import problem
 from app.extensions import db
 from app.jobs import services as jobs
 from app.params import BadParameter
+from app.repro import reports
 from app.repro import services as repro
-from repro.vocabulary import DEFAULT_PLATFORM, PLATFORMS, RUN_OUTCOMES
+from app.repro.models import ReproRun
+from repro.vocabulary import DEFAULT_PLATFORM, PLATFORMS
 
 
 def _json_body() -> dict[str, Any]:
@@ -24,24 +28,17 @@ def _json_body() -> dict[str, Any]:
     return data
 
 
-def _has_nul(value: Any, depth: int = 0) -> bool:
-    """NUL anywhere in a JSON value (PostgreSQL text cannot store it)."""
-    if isinstance(value, str):
-        return "\x00" in value
-    if depth > 64:
-        return False
-    if isinstance(value, dict):
-        return any(_has_nul(k, depth + 1) or _has_nul(v, depth + 1) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v, depth + 1) for v in value)
-    return False
+def _job_problem(exc: reports.ReportError | reports.Forbidden) -> Response:
+    if isinstance(exc, reports.Forbidden):
+        return problem(403, "Forbidden", str(exc))
+    errors = [{"field": f, "reason": r} for f, r in exc.errors]
+    return problem(
+        422, "Unprocessable Content", "The body is not a valid job report.", errors=errors
+    )
 
 
-def _worker_name(data: dict[str, Any]) -> str:
-    worker = data.get("worker")
-    if not isinstance(worker, str) or not 0 < len(worker) <= 200 or "\x00" in worker:
-        raise BadParameter("worker must be a string of 1 to 200 characters, without NUL")
-    return worker
+def _job_run(job_id: str) -> ReproRun | None:
+    return db.session.scalar(select(ReproRun).where(ReproRun.job_id == job_id[:64]))
 
 
 def _state(**fields: Any) -> Response:
@@ -50,11 +47,22 @@ def _state(**fields: Any) -> Response:
 
 @require_scope("worker")
 def start_job(job_id: str) -> Response:
-    worker = _worker_name(_json_body())
-    run = jobs.start_job(db.session, job_id, worker)
+    """A worker took a job: only with the job's own secret, under the worker's token."""
+    token = g.api_token
+    run = _job_run(job_id)
     if run is None:
         return problem(404, "Not Found", f"No job {job_id!r}.")
+    try:
+        body = reports.parse_start(_json_body())
+        reports.authorize(run, token, body.secret)
+    except (reports.ReportError, reports.Forbidden) as exc:
+        return _job_problem(exc)
+    run = jobs.start_job(db.session, job_id, reports.worker_label(token))
+    assert run is not None
+    if run.status not in jobs.FINISHED:
+        run.worker_token_id = token.id
     db.session.commit()
+    audit("job started", token, job_id, attempts=run.attempts)
     return _state(
         jobId=job_id, status=run.status, finished=run.status in jobs.FINISHED, attempts=run.attempts
     )
@@ -62,19 +70,25 @@ def start_job(job_id: str) -> Response:
 
 @require_scope("worker")
 def finish_job(job_id: str) -> Response:
-    data = _json_body()
-    worker = _worker_name(data)
-    report = data.get("report")
-    if not isinstance(report, dict) or report.get("outcome") not in RUN_OUTCOMES:
-        raise BadParameter(f"report must be a runner report with outcome in {list(RUN_OUTCOMES)}")
-    if report.get("result") is not None and not isinstance(report["result"], dict):
-        raise BadParameter("report.result must be an object")
-    if _has_nul(report):
-        raise BadParameter("report must not contain NUL characters")
-    run, stored = jobs.finish_job(db.session, job_id, worker, report)
+    """A worker's report: validated, authorized by the job's secret, stored once."""
+    token = g.api_token
+    run = _job_run(job_id)
     if run is None:
         return problem(404, "Not Found", f"No job {job_id!r}.")
+    try:
+        body = reports.parse_result(_json_body())
+        reports.authorize(run, token, body.secret)
+        reports.check_claims(run, token, body.report)
+    except (reports.ReportError, reports.Forbidden) as exc:
+        return _job_problem(exc)
+    run, stored = jobs.finish_job(
+        db.session, job_id, reports.worker_label(token), reports.report_dict(body.report)
+    )
+    if run is None:
+        return problem(404, "Not Found", f"No job {job_id!r}.")
+    run.worker_token_id = token.id
     db.session.commit()
+    audit("job reported", token, job_id, stored=stored, outcome=body.report.outcome)
     if stored:
         match_index.forget()  # this process shows the new verdict at once; others within 2 s
     return _state(
@@ -95,6 +109,7 @@ def trigger_run(record_id: str) -> Response | tuple[Response, int]:
         )
     except repro.ReproError as exc:
         return problem(404 if "no record" in str(exc) else 422, "Cannot run", str(exc))
+    audit("run queued", g.api_token, record_id, run=run.id, platform=platform)
     if not sent:
         return problem(
             503,

@@ -32,8 +32,11 @@ MODELS: tuple[type[BaseModel], ...] = (
     schemas.JobResult,
     schemas.JobState,
     schemas.Status,
+    schemas.ModerationRequest,
+    schemas.Retracted,
 )
 _RECORD_ID = {"type": "string", "maxLength": 64, "pattern": "^[^\\x00]*$"}
+_ROW_ID = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
 _HEADER = {"schema": {"type": "string"}}
 _RATE_HEADERS = {
     name: {"description": description, "schema": {"type": "integer"}}
@@ -104,7 +107,12 @@ def problem_response(description: str, **headers: dict[str, Any]) -> dict[str, A
 
 def operation(route: Route) -> dict[str, Any]:
     params: list[dict[str, Any]] = [
-        {"name": name, "in": "path", "required": True, "schema": _RECORD_ID}
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": _ROW_ID if f"<int:{name}>" in route.rule else _RECORD_ID,
+        }
         for name in route.path_params
     ]
     params += list(route.query)

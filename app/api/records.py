@@ -54,6 +54,9 @@ def get_record(record_id: str) -> ResponseReturnValue:
     detail = answers.get_record(db.session, record_id, with_verdicts=not compact)
     if detail is None:
         return problem(404, "Not Found", f"No record with id {record_id!r}.")
+    if detail.record.retracted_at is not None:
+        reason = detail.record.retracted_reason
+        return problem(410, "Gone", f"Record {record_id!r} was retracted: {reason}")
     model = (
         serialize.record_compact(detail.record, _site(detail.record.id))
         if compact

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Response, current_app, jsonify, render_template, request
 
-from app.api import health, jobs, match, records, runs, writes
+from app.api import health, jobs, match, moderation, records, runs, writes
 from app.api.blueprint import bp
 from app.api.openapi import Route, json_response, one_of, problem_response
 from app.errors import problem
@@ -121,6 +121,7 @@ ROUTES: tuple[Route, ...] = (
             "200": one_of(("RecordOut", "RecordCompact"), "The record"),
             "304": {"description": "Not modified (If-None-Match)"},
             "404": P("No such record"),
+            "410": P("Retracted (a tombstone; its history is kept)"),
         },
     ),
     Route(
@@ -219,7 +220,11 @@ ROUTES: tuple[Route, ...] = (
         "jobs",
         body="JobStart",
         scope="worker",
-        responses={"200": J("JobState", "State"), "404": P("No such job")},
+        responses={
+            "200": J("JobState", "State"),
+            "404": P("No such job"),
+            "422": P("Not a valid JobStart (the job's secret is required)"),
+        },
     ),
     Route(
         "POST",
@@ -229,7 +234,39 @@ ROUTES: tuple[Route, ...] = (
         "jobs",
         body="JobResult",
         scope="worker",
-        responses={"200": J("JobState", "Stored or ignored"), "404": P("No such job")},
+        responses={
+            "200": J("JobState", "Stored or ignored"),
+            "404": P("No such job"),
+            "422": P("Not a valid JobResult (errors: each field)"),
+        },
+    ),
+    Route(
+        "POST",
+        "/runs/<int:run_id>/invalidate",
+        moderation.invalidate,
+        "Invalidate a run: kept in the history, left out of the verdicts (scope: admin)",
+        "runs",
+        body="ModerationRequest",
+        scope="admin",
+        responses={
+            "200": J("RunOut", "The run, marked invalid"),
+            "404": P("No such run"),
+            "422": P("No reason, or the run cannot be invalidated"),
+        },
+    ),
+    Route(
+        "POST",
+        "/records/<record_id>/retract",
+        moderation.retract,
+        "Retract a record: a tombstone, its history kept (scope: admin)",
+        "records",
+        body="ModerationRequest",
+        scope="admin",
+        responses={
+            "200": J("Retracted", "Retracted"),
+            "404": P("No such record"),
+            "422": P("No reason, or already retracted"),
+        },
     ),
     Route(
         "GET",

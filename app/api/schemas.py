@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.records.schemas import RecordV2, Severity
+from app.repro.reports import JobResult, JobStart  # noqa: F401 (the OpenAPI document)
 from repro.vocabulary import DEFAULT_PLATFORM, Platform, RunStatus
 
 HREF = "The record's page: stable, for an LSP diagnostic's href"
@@ -219,6 +220,9 @@ class MatchResponse(BaseModel):
     answer: dict[str, Any] | None = Field(
         default=None, description="What is known and what is not: evidence, known, unknown"
     )
+    incomplete: str | None = Field(
+        default=None, description="Set when the per-request verification budget ran out"
+    )
 
 
 class FieldError(BaseModel):
@@ -287,6 +291,8 @@ class RunOut(BaseModel):
     expectedMismatch: dict[str, Any] | None = Field(
         None, description="How this run differs from the harness link's expected outcome"
     )
+    invalid: bool = Field(False, description="Invalidated by an admin: kept, never a verdict")
+    invalidReason: str | None = None
     worker: str | None
     attempts: int
     durationS: float | None
@@ -326,13 +332,15 @@ class RunRequest(BaseModel):
     platform: Platform = Platform(DEFAULT_PLATFORM)
 
 
-class JobStart(BaseModel):
-    worker: str = Field(min_length=1, max_length=200, pattern=r"^[^\x00]*$")
+class ModerationRequest(BaseModel):
+    reason: str = Field(min_length=1, max_length=2000, pattern=r"^[^\x00]*$")
 
 
-class JobResult(BaseModel):
-    worker: str = Field(min_length=1, max_length=200, pattern=r"^[^\x00]*$")
-    report: dict[str, Any] = Field(description="The runner's report (repro.runner.RunReport)")
+class Retracted(BaseModel):
+    id: str
+    retracted: bool
+    retractedAt: str | None
+    reason: str | None
 
 
 class JobState(BaseModel):

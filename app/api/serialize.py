@@ -6,11 +6,14 @@ from typing import Any
 
 from app.answers.services import MatchAnswer, Verdicts
 from app.api import schemas
+from app.auth.decorators import is_admin_request
 from app.links import link, record_page_url
 from app.records import services as records
 from app.records.models import Record
+from app.repro.disclosure import public_run
 from app.repro.models import ReproRun
 from app.repro.queries import Regression
+from app.repro.reports import safe_fixes
 from app.repro.services import upstream_label
 
 
@@ -69,6 +72,8 @@ def match_response(answer: MatchAnswer, compact: bool) -> schemas.MatchResponse:
         "notes": answer.notes,
         "answer": answer.answer or None,
     }
+    if answer.incomplete:
+        body["incomplete"] = "the verification budget ran out; some patterns were not tried"
     if answer.evidence is not None:
         body["evidence"] = answer.evidence
     if not compact:
@@ -81,36 +86,40 @@ def _iso(value: Any) -> str | None:
 
 
 def run_out(run: ReproRun, expected_mismatch: Any = None) -> schemas.RunOut:
-    return schemas.RunOut.model_validate(
-        {
-            "id": run.id,
-            "jobId": run.job_id,
-            "recordId": run.record_id,
-            "harness": run.harness,
-            "env": run.env,
-            "platform": run.platform,
-            "simulated": run.simulated,
-            "origin": run.origin,
-            "status": run.status,
-            "runOutcome": run.run_outcome,
-            "trigger": run.trigger,
-            "triggerOutcome": run.trigger_outcome,
-            "fixes": run.fixes,
-            "drift": run.drift,
-            "platformInfo": run.platform_info,
-            "upstream": upstream_label(run),
-            "regressions": run.regressions,
-            "message": run.message,
-            "logTail": run.log_tail,
-            "expectedMismatch": expected_mismatch,
-            "worker": run.worker,
-            "attempts": run.attempts,
-            "durationS": run.duration_s,
-            "queuedAt": _iso(run.queued_at),
-            "startedAt": _iso(run.started_at),
-            "finishedAt": _iso(run.finished_at),
-        }
-    )
+    """A run as the API shows it: everything to admins, no server details to others."""
+    payload = {
+        "id": run.id,
+        "jobId": run.job_id,
+        "recordId": run.record_id,
+        "harness": run.harness,
+        "env": run.env,
+        "platform": run.platform,
+        "simulated": run.simulated,
+        "origin": run.origin,
+        "status": run.status,
+        "runOutcome": run.run_outcome,
+        "trigger": run.trigger,
+        "triggerOutcome": run.trigger_outcome,
+        "fixes": safe_fixes(run.fixes),
+        "drift": run.drift,
+        "platformInfo": run.platform_info,
+        "upstream": upstream_label(run),
+        "regressions": run.regressions,
+        "message": run.message,
+        "logTail": run.log_tail,
+        "expectedMismatch": expected_mismatch,
+        "worker": run.worker,
+        "attempts": run.attempts,
+        "durationS": run.duration_s,
+        "queuedAt": _iso(run.queued_at),
+        "startedAt": _iso(run.started_at),
+        "finishedAt": _iso(run.finished_at),
+        "invalid": run.invalidated_at is not None,
+        "invalidReason": run.invalid_reason,
+    }
+    if not is_admin_request():
+        payload = public_run(payload)
+    return schemas.RunOut.model_validate(payload)
 
 
 def regression_out(regression: Regression) -> schemas.Regression:

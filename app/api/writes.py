@@ -6,16 +6,18 @@ the importer's own code; an update keeps the previous version in the history.
 
 from __future__ import annotations
 
-from flask import Response, current_app, g, request, url_for
+from flask import Response, g, request, url_for
 from flask.typing import ResponseReturnValue
 
 from app.api import serialize
 from app.api.schemas import RecordWritten
+from app.audit import audit
 from app.auth.decorators import require_scope
 from app.corpus import catalog as match_index
 from app.errors import problem
 from app.extensions import db
 from app.records import services
+from app.records.moderation import stamp_version
 
 
 def _parse_body() -> services.ParsedLine | Response:
@@ -51,9 +53,10 @@ def create_record() -> ResponseReturnValue:
     if services.get_record(db.session, record_id) is not None:
         return problem(409, "Conflict", f"Record {record_id!r} exists; PUT to update it.")
     services.upsert(db.session, [parsed])
+    stamp_version(db.session, record_id, g.api_token)
     db.session.commit()
     match_index.forget()
-    current_app.logger.info("record %s created by token %s", record_id, _token_name())
+    audit("record created", g.api_token, record_id)
     return _stored(record_id, 201, "created")
 
 
@@ -70,14 +73,11 @@ def put_record(record_id: str) -> ResponseReturnValue:
             errors=[{"field": "record.id", "reason": f"expected {record_id!r}"}],
         )
     stats = services.upsert(db.session, [parsed])
+    if stats.written:
+        stamp_version(db.session, record_id, g.api_token)
     db.session.commit()
     if stats.written:
         match_index.forget()
     outcome = "created" if stats.created else "updated" if stats.updated else "unchanged"
-    current_app.logger.info("record %s %s by token %s", record_id, outcome, _token_name())
+    audit(f"record {outcome}", g.api_token, record_id)
     return _stored(record_id, 201 if stats.created else 200, outcome)
-
-
-def _token_name() -> str:
-    token = getattr(g, "api_token", None)
-    return f"{token.id}:{token.name}" if token is not None else "?"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 from flask.cli import AppGroup
 
+from app.audit import audit
 from app.auth import services
 from app.auth.models import SCOPES
 from app.extensions import db
@@ -16,14 +17,16 @@ tokens_cli = AppGroup("tokens", help="Create, list and revoke API tokens.")
 @tokens_cli.command("create")
 @click.option("--name", required=True, help="Who or what uses it (e.g. gpu-worker-1).")
 @click.option("--scope", required=True, type=click.Choice(SCOPES))
-def create_command(name: str, scope: str) -> None:
+@click.option("--gpu", is_flag=True, help="A worker on real GPUs (may report real hardware).")
+def create_command(name: str, scope: str, gpu: bool) -> None:
     """Create a token and print it once (only its hash is stored)."""
     require_schema()
     try:
-        token, plain = services.create_token(db.session, name, scope)
+        token, plain = services.create_token(db.session, name, scope, gpu=gpu)
     except services.TokenError as exc:
         raise click.ClickException(str(exc)) from None
     db.session.commit()
+    audit("token created", None, f"token {token.id} ({token.name})", scope=token.scope, gpu=gpu)
     click.echo(
         f"created token {token.id} ({token.scope}) for {token.name}; it is shown once:", err=True
     )
@@ -37,7 +40,8 @@ def list_command() -> None:
     for t in services.list_tokens(db.session):
         state = f"revoked {t.revoked_at:%Y-%m-%d}" if t.revoked_at else "active"
         used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
-        click.echo(f"{t.id}\t{t.prefix}…\t{t.scope}\t{t.name}\t{state}\tlast used {used}")
+        scope = f"{t.scope}+gpu" if t.gpu else t.scope
+        click.echo(f"{t.id}\t{t.prefix}…\t{scope}\t{t.name}\t{state}\tlast used {used}")
 
 
 @tokens_cli.command("revoke")
@@ -50,4 +54,5 @@ def revoke_command(token_id: int) -> None:
     except services.TokenError as exc:
         raise click.ClickException(str(exc)) from None
     db.session.commit()
+    audit("token revoked", None, f"token {token.id} ({token.name})")
     click.echo(f"revoked token {token.id} ({token.name})")

@@ -31,8 +31,23 @@ def require_scope(scope: str) -> Callable[[F], F]:
                     403, "Forbidden", f"The token is unknown, revoked, or lacks the {scope} scope."
                 )
             g.api_token = token
+            db.session.commit()  # last_used_at, whatever the view goes on to do
             return view(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def is_admin_request() -> bool:
+    """Whether this request carries a live admin token (checked once per request)."""
+    cached = g.get("_is_admin")
+    if cached is None:
+        kind, _, plain = request.headers.get("Authorization", "").partition(" ")
+        token = None
+        if kind.lower() == "bearer" and plain.strip():
+            token = services.verify(db.session, plain.strip(), "admin")
+            if token is not None:
+                db.session.commit()  # last_used_at
+        cached = g._is_admin = token is not None and token.scope == "admin"
+    return bool(cached)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import DateTime, Integer, String
+from sqlalchemy import Boolean, DateTime, Integer, String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, Timestamp
@@ -23,3 +23,5 @@ class ApiToken(Base):
     created_at: Mapped[Timestamp]
     last_used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    # Only a worker token registered as a GPU worker may report runs on real hardware.
+    gpu: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())

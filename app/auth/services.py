@@ -21,10 +21,17 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def create_token(session: DbSession, name: str, scope: str) -> tuple[ApiToken, str]:
-    """A new token; the plain text is returned once and never stored."""
+def create_token(
+    session: DbSession, name: str, scope: str, gpu: bool = False
+) -> tuple[ApiToken, str]:
+    """A new token; the plain text is returned once and never stored.
+
+    ``gpu`` registers a worker token as a GPU worker: only those may report real hardware.
+    """
     if scope not in SCOPES:
         raise TokenError(f"unknown scope {scope!r}; one of {', '.join(SCOPES)}")
+    if gpu and scope != "worker":
+        raise TokenError("only a worker token can be registered as a GPU worker")
     if not name.strip() or len(name) > 100:
         raise TokenError("name must be 1 to 100 characters")
     plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
@@ -33,6 +40,7 @@ def create_token(session: DbSession, name: str, scope: str) -> tuple[ApiToken, s
         scope=scope,
         token_hash=hash_token(plain),
         prefix=plain[: len(TOKEN_PREFIX) + 6],
+        gpu=gpu,
     )
     session.add(token)
     session.flush()

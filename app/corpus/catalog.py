@@ -201,7 +201,7 @@ def build_index(session: DbSession) -> MatchIndex:
                 Record.error_message,
                 Record.is_draft,
                 Record.repo,
-            )
+            ).where(Record.retracted_at.is_(None))
         )
     ]
     by_id = {e.record_id: e for e in current}

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from app.db import DbSession, utcnow
 from app.jobs.broker import celery_app
+from app.repro import reports
 from app.repro import services as repro
 from app.repro.models import DONE, FAILED, INVALID, QUEUED, ReproRun
 from repro.settings import TASK_NAME
@@ -41,6 +42,7 @@ def queue_for(platform: str) -> str:
 def job_message(session: DbSession, run: ReproRun, repeats: int) -> dict[str, Any]:
     return {
         "job_id": run.job_id,
+        "secret": reports.new_job_secret(run),  # only this message's receiver can report
         "harness": run.harness,
         "env": run.env,
         "platform": run.platform,

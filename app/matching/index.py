@@ -11,6 +11,7 @@ match, but a pattern found in the middle of a longer sentence does not.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,12 +27,37 @@ MAX_BOUNDS_PER_LINE = 6
 PREFIX_KEY = 12
 MIN_PREFIX_CHARS = 24
 MAX_PREFIX_STARTS = 24
+# Cost bounds (docs/security.md): patterns without a usable literal form a small tier
+# verified on the head of each message; every query has a time budget for verification.
+MAX_ALWAYS = 64
+ALWAYS_VERIFY_CHARS = 4_096
+MAX_PROGRAM = 2_000
+MAX_VERIFY_COST = 4_000_000  # RE2 program size x characters verified (~0.1 s worst case)
+VERIFY_BUDGET_S = 0.25
 
 _START_MARKS = re.compile(r"(?::|[.!?])[ \t]+")
 _END_MARKS = re.compile(r"[.!?](?=[ \t])|(?=:[ \t])")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
+_RE2_OPTIONS.max_mem = 8 << 20
+
+
+@dataclass(slots=True)
+class VerifyBudget:
+    """Verification time left to one query; ``exceeded`` once it ran out."""
+
+    deadline: float
+    exceeded: bool = False
+
+    @classmethod
+    def start(cls, seconds: float = VERIFY_BUDGET_S) -> VerifyBudget:
+        return cls(time.monotonic() + seconds)
+
+    def spent(self) -> bool:
+        if not self.exceeded and time.monotonic() > self.deadline:
+            self.exceeded = True
+        return self.exceeded
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +227,8 @@ class MatchIndex:
             lits = extract(entry.pattern)
             self._specificity.append(lits.specificity)
             if lits.best is None:
-                self._always.append(idx)
+                if len(self._always) < MAX_ALWAYS:
+                    self._always.append(idx)
             else:
                 self._by_literal.setdefault(lits.best, []).append(idx)
             head = _PLACEHOLDER.split(entry.error_message or "", 1)[0]
@@ -241,6 +268,8 @@ class MatchIndex:
             rx: re2._Regexp | None = re2.compile(self._entries[idx].pattern, _RE2_OPTIONS)
         except Exception:  # re2 raises its own error type for unsupported syntax
             rx = None
+        if rx is not None and rx.programsize > MAX_PROGRAM:
+            rx = None  # stored before the write-time cost check: never verified
         self._compiled[idx] = rx
         return rx
 
@@ -257,18 +286,31 @@ class MatchIndex:
                 found.update(self._by_literal[lit])
         return sorted(found)
 
-    def search(self, message: str) -> list[PatternHit]:
-        """All entries whose pattern matches the message (whole or a segment)."""
+    def search(self, message: str, budget: VerifyBudget | None = None) -> list[PatternHit]:
+        """All entries whose pattern matches the message (whole or a segment).
+
+        Literal-less patterns see only the head of the message; with a ``budget``, the
+        search stops when it runs out (``budget.exceeded`` says so).
+        """
         message = message[:MAX_VERIFY_CHARS]
         if not message.strip():
             return []
-        seg = _segments(message)
+        views = {len(message): _segments(message)}
+        always = set(self._always)
         hits: list[PatternHit] = []
         for idx in self.candidates(message):
+            if budget is not None and budget.spent():
+                break
             rx = self._regex(idx)
             if rx is None:
                 continue
-            found = _verify(rx, seg)
+            # A costly program sees a shorter head of the message, so no one check is slow.
+            size = min(len(message), MAX_VERIFY_COST // max(rx.programsize, 1))
+            if idx in always:
+                size = min(size, ALWAYS_VERIFY_CHARS)
+            if size not in views:
+                views[size] = _segments(message[:size])
+            found = _verify(rx, views[size])
             if found is not None:
                 start, end, whole = found
                 entry = self._entries[idx]

@@ -20,7 +20,7 @@ import weakref
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.matching.index import MatchIndex, PatternEntry
+from app.matching.index import MatchIndex, PatternEntry, VerifyBudget
 from app.matching.parse import (
     ROLE_BODY,
     ROLE_CHAINED,
@@ -123,6 +123,7 @@ class MatchResult:
     fallback: bool
     parsed: ParsedError
     answer: dict[str, Any] = field(default_factory=dict)
+    incomplete: bool = False  # the verification budget ran out: some patterns not tried
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +131,7 @@ class MatchResult:
             "fallback": self.fallback,
             "parsed": self.parsed.to_dict(),
             "answer": self.answer,
+            "incomplete": self.incomplete,
         }
 
 
@@ -410,8 +412,9 @@ def match_parsed(
 ) -> MatchResult:
     """Rank records for an already parsed error."""
     scored: dict[str, tuple[tuple[Any, ...], Match]] = {}
+    budget = VerifyBudget.start()
     for exc in parsed.exceptions:
-        for hit in index.search(exc.message):
+        for hit in index.search(exc.message, budget):
             item = _build(
                 hit.entry,
                 exc,
@@ -458,7 +461,7 @@ def match_parsed(
     matches = _rank(scored, index, limit)
     kind = matches[0].why.kind if matches else None
     answer = _answer(parsed, kind, sum(1 for m in matches if m.why.kind == kind), frame)
-    return MatchResult(matches, fallback, parsed, answer)
+    return MatchResult(matches, fallback, parsed, answer, budget.exceeded)
 
 
 def match_error(

@@ -78,6 +78,8 @@ def record_page(record_id: str) -> str:
     if detail is None:
         abort(404, description=f"No record with id {record_id!r}.")
     row, latest = detail.record, detail.verdicts
+    if row.retracted_at is not None:
+        abort(410, description=f"Record {record_id!r} was retracted: {row.retracted_reason}")
     data = services.record_to_dict(row)
     source = (
         presenters.source_html(

@@ -94,6 +94,7 @@ def import_command(files: tuple[str, ...], skip_invalid: bool) -> None:
     try:
         stats = services.upsert(db.session, parsed)  # only valid, first-seen lines
         db.session.commit()
+        _audit_import(files, stats)
     except OperationalError as exc:
         db.session.rollback()
         reason = str(exc.orig).splitlines()[0] if exc.orig is not None else str(exc)
@@ -135,3 +136,27 @@ def export_command(output: str) -> None:
             stream.write(json.dumps(envelope, ensure_ascii=False) + "\n")
             count += 1
     click.echo(f"exported {count} record(s)", err=True)
+
+
+@records_cli.command("retract")
+@click.argument("record_id")
+@click.option("--reason", required=True, help="Why (kept with the tombstone).")
+def retract_command(record_id: str, reason: str) -> None:
+    """Retract a record: hidden from matching, search and lists; its history is kept."""
+    from app.audit import audit
+    from app.records.moderation import ModerationError, retract_record
+
+    require_schema()
+    try:
+        retract_record(db.session, record_id, reason)
+    except ModerationError as exc:
+        raise click.ClickException(str(exc)) from None
+    db.session.commit()
+    audit("record retracted", None, record_id, reason=reason)
+    click.echo(f"retracted {record_id}")
+
+
+def _audit_import(files: tuple[str, ...], stats: services.ImportStats) -> None:
+    from app.audit import audit
+
+    audit("records imported", None, ",".join(files), written=stats.written)

@@ -66,6 +66,9 @@ class Record(Base):
     updated_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
     )
+    # A retracted record is a tombstone: hidden from matching, search and lists; history kept.
+    retracted_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    retracted_reason: Mapped[str | None] = mapped_column(Text)
 
     solutions: Mapped[list[RecordSolution]] = relationship(
         order_by="RecordSolution.position",
@@ -149,6 +152,7 @@ class RecordVersion(Base):
     content_hash: Mapped[str] = mapped_column(String(64))
     content: Mapped[dict[str, Any]] = mapped_column(JSON)
     imported_at: Mapped[Timestamp]
+    token_id: Mapped[int | None] = mapped_column(Integer)  # who wrote it (None: CLI import)
 
     record: Mapped[Record] = relationship(back_populates="versions")
 

@@ -101,6 +101,7 @@ def _where(query: RecordQuery) -> tuple[str, dict[str, Any]]:
     if not query.include_drafts:
         clauses.append("r.is_draft = :no_drafts")
         params["no_drafts"] = False
+    clauses.append("r.retracted_at IS NULL")  # retracted records are tombstones
     return " AND ".join(clauses), params
 
 

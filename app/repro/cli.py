@@ -138,3 +138,24 @@ def sweep_overdue_command() -> None:
     click.echo(f"closed {len(closed)} overdue run(s)")
     for run in closed:
         click.echo(f"  run {run.id} ({run.record_id} on {run.platform}): {run.message}")
+
+
+@repro_cli.command("invalidate")
+@click.argument("run_id", type=int)
+@click.option("--reason", required=True, help="Why (kept on the run).")
+def invalidate_command(run_id: int, reason: str) -> None:
+    """Mark a run invalid: kept in the history, left out of the verdicts."""
+    from app.audit import audit
+    from app.corpus import catalog as match_index
+    from app.records.moderation import ModerationError
+    from app.repro.moderation import invalidate_run
+
+    require_schema()
+    try:
+        invalidate_run(db.session, run_id, reason)
+    except ModerationError as exc:
+        raise click.ClickException(str(exc)) from None
+    db.session.commit()
+    match_index.forget()
+    audit("run invalidated", None, f"run {run_id}", reason=reason)
+    click.echo(f"invalidated run {run_id}")

@@ -76,6 +76,12 @@ class ReproRun(Base):
     queued_at: Mapped[Timestamp]
     started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    # Hostile workers (app/repro/reports.py): the job's own secret (hash), the token that
+    # reported it, and an admin's invalidation (kept in history, out of verdicts).
+    secret_hash: Mapped[str | None] = mapped_column(String(64))
+    worker_token_id: Mapped[int | None] = mapped_column(Integer)
+    invalidated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    invalid_reason: Mapped[str | None] = mapped_column(Text)
 
 
 class ReproLatest(Base):

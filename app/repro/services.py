@@ -18,6 +18,7 @@ from app.records.models import Record
 from app.records.services import record_to_dict
 from app.repro import sweep
 from app.repro.models import DONE, FAILED, INVALID, RUNNING, HarnessLink, ReproLatest, ReproRun
+from app.repro.reports import safe_fixes
 from repro.harnesses import HARNESSES, harness_by_rule
 from repro.paths import scrub
 from repro.runner import COMPLETED, ENV_MISSING, TIMEOUT, run_harness
@@ -329,7 +330,7 @@ def summary(run: RunFacts, regressed: bool = False) -> dict[str, Any]:
         "platformLabel": PLATFORM_LABELS.get(run.platform, run.platform),
         "simulated": run.simulated,
         "trigger": run.trigger_outcome,
-        "fixes": {f["backend"] or f["scenario"]: f["outcome"] for f in run.fixes},
+        "fixes": {f["backend"] or f["scenario"]: f["outcome"] for f in safe_fixes(run.fixes)},
         "upstreamVersion": run.upstream_version,
         "upstream": upstream_label(run),
         "finishedAt": _iso(run.finished_at),

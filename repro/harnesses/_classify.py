@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from repro.harnesses._pattern import search
 from repro.vocabulary import FixOutcome, TriggerOutcome
 
 REPRODUCED = TriggerOutcome.REPRODUCED.value
@@ -142,7 +143,7 @@ def is_record_error(error: dict[str, Any] | None, record: dict[str, Any]) -> boo
     pattern = record.get("messagePattern") or re.escape(str(record.get("errorMessage", "")))
     return (
         same_class(error, record.get("errorClass"))
-        and re.search(pattern, str(error.get("message", ""))) is not None
+        and search(pattern, str(error.get("message", "")))
         and same_file(error.get("file"), record.get("filePath"))
     )
 

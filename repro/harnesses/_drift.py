@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from repro.harnesses._pattern import search
+
 
 def installed_file(package_dir: Path, record_path: str) -> Path | None:
     """The installed file for a repo path like ``python/sglang/srt/x.py``."""
@@ -53,7 +55,7 @@ def locate_raises(path: Path, record: dict[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(node, ast.Raise) or node.exc is None:
             continue
         text = _literal_text(node.exc)
-        if not ((pattern and re.search(pattern, text)) or (message and message in text)):
+        if not ((pattern and search(pattern, text)) or (message and message in text)):
             continue
         exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
         raised_class = exc.id if isinstance(exc, ast.Name) else None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import json
+
 import pytest
 import redis
 
@@ -120,42 +123,53 @@ def test_trigger_run_validation(linked, runner, client, body, status):
     assert missing.status_code == 404
 
 
+def queued_secret(redis_client, queue: str = "cpu") -> str:
+    """The secret inside the newest job message on ``queue`` (what the worker receives)."""
+    raw = json.loads(redis_client.lindex(queue, 0))
+    args = json.loads(base64.b64decode(raw["body"]))[0]
+    return str(args[0]["secret"])
+
+
 def test_worker_reports_are_validated_and_stored_once(linked, runner, client, broker):
     linked.config["ERRATA_BROKER_URL"] = broker[1]
     write, worker = make_token(runner, "write"), make_token(runner, "worker")
     job_id = client.post(
         f"/api/v1/records/{SEED}/runs", json={"platform": "hopper"}, headers=auth(write)
     ).get_json()["jobId"]
+    secret = queued_secret(broker[0])
     for bad in (
         {},
-        {"worker": ""},
-        {"worker": "w", "report": "x"},
-        {"worker": "w", "report": {"outcome": "GREAT"}},
+        {"secret": secret, "worker": ""},
+        {"secret": secret, "report": "x"},
+        {"secret": secret, "report": {"outcome": "GREAT"}},
     ):
         response = client.post(f"/api/v1/jobs/{job_id}/result", json=bad, headers=auth(worker))
-        assert response.status_code == 400, bad
+        assert response.status_code == 422, bad
     started = client.post(
-        f"/api/v1/jobs/{job_id}/start", json={"worker": "w1"}, headers=auth(worker)
+        f"/api/v1/jobs/{job_id}/start", json={"secret": secret}, headers=auth(worker)
     ).get_json()
     assert started["status"] == "running" and started["finished"] is False
     report = {"outcome": "TIMEOUT", "message": "harness did not finish within 600s"}
     first = client.post(
         f"/api/v1/jobs/{job_id}/result",
-        json={"worker": "w1", "report": report},
+        json={"secret": secret, "report": report},
         headers=auth(worker),
     ).get_json()
     second = client.post(
         f"/api/v1/jobs/{job_id}/result",
-        json={"worker": "w2", "report": report},
+        json={"secret": secret, "report": report},
         headers=auth(worker),
     ).get_json()
     assert first["stored"] is True and second["stored"] is False
     run = client.get("/api/v1/runs").get_json()["items"][0]
     assert run["status"] == "failed" and run["triggerOutcome"] == "TIMEOUT"
-    assert run["worker"] == "w1"
+    assert run["worker"] is None  # the public does not see who ran it; admins do
+    admin = make_token(runner, "admin")
+    run = client.get("/api/v1/runs", headers=auth(admin)).get_json()["items"][0]
+    assert run["worker"].startswith("t-worker (token ")
     # A redelivered job that already has its result is not run again.
     again = client.post(
-        f"/api/v1/jobs/{job_id}/start", json={"worker": "w3"}, headers=auth(worker)
+        f"/api/v1/jobs/{job_id}/start", json={"secret": secret}, headers=auth(worker)
     ).get_json()
     assert again["finished"] is True
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import urllib.error
 
 import pytest
 
@@ -35,7 +36,7 @@ def test_nightly_jobs_run_on_a_worker_and_show_tonights_verdicts(stack, tmp_path
         "both nightly jobs to finish",
     )
     assert len(runs) == 2
-    assert all(r["origin"] == "nightly" and r["worker"].startswith("cpu1@") for r in runs)
+    assert all(r["origin"] == "nightly" and r["worker"] is None for r in runs)  # public view
     repro = stack.get(f"/api/v1/records/{SEED}")["repro"]
     assert repro["blackwell"]["trigger"] == "REPRODUCED"
     assert repro["hopper"]["trigger"] == "DIFFERENT_ERROR"
@@ -62,14 +63,15 @@ def test_worker_killed_mid_job_ends_with_one_result(stack, tmp_path):
     runs = _runs(stack)
     assert [r["jobId"] for r in runs] == [job_id]  # one row, one result
     assert done["attempts"] == 2
-    assert done["worker"].startswith("rescuer@")
+    assert done["worker"] is None  # the public view; the run records the worker's token
     assert done["triggerOutcome"] == "REPRODUCED"
 
-    # A late duplicate report for the same job is not stored again.
-    late = stack.post(
-        f"/api/v1/jobs/{job_id}/result",
-        {"worker": "ghost", "report": {"outcome": "TIMEOUT"}},
-        stack.worker_token,
-    )
-    assert late["stored"] is False
+    # A late report without the job's secret is refused, and nothing changes.
+    with pytest.raises(urllib.error.HTTPError) as late:
+        stack.post(
+            f"/api/v1/jobs/{job_id}/result",
+            {"secret": "x" * 43, "report": {"outcome": "TIMEOUT"}},
+            stack.worker_token,
+        )
+    assert late.value.code == 403
     assert _runs(stack)[0]["triggerOutcome"] == "REPRODUCED"
