@@ -135,9 +135,8 @@ def timing(db_url: str, cases: list[Case], rounds: int = 20) -> str:
     import statistics
     import time
 
-    from app.records.match_index import get_catalog
-
     from app import create_app
+    from app.corpus.catalog import get_catalog
     from app.extensions import db
     from app.matching import match_error
 

@@ -320,7 +320,8 @@ def upstream_label(run: RunFacts) -> str:
 
 
 def summary(run: RunFacts, regressed: bool = False) -> dict[str, Any]:
-    proven = [f.get("command") for f in run.fixes if f.get("outcome") == FIXED]
+    fixes = safe_fixes(run.fixes)  # a stored run is never trusted to have the schema
+    proven = [f.get("command") for f in fixes if f.get("outcome") == FIXED]
     return {
         "reproduced": run.trigger_outcome == REPRODUCED,
         "fixProven": bool(proven),
@@ -330,7 +331,7 @@ def summary(run: RunFacts, regressed: bool = False) -> dict[str, Any]:
         "platformLabel": PLATFORM_LABELS.get(run.platform, run.platform),
         "simulated": run.simulated,
         "trigger": run.trigger_outcome,
-        "fixes": {f["backend"] or f["scenario"]: f["outcome"] for f in safe_fixes(run.fixes)},
+        "fixes": {f["backend"] or f["scenario"]: f["outcome"] for f in fixes},
         "upstreamVersion": run.upstream_version,
         "upstream": upstream_label(run),
         "finishedAt": _iso(run.finished_at),

@@ -3,6 +3,7 @@ operation (errors included) validates against it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -44,9 +45,7 @@ def _rules(app) -> set[tuple[str, str]]:
     for rule in app.url_map.iter_rules():
         if not rule.endpoint.startswith("api."):
             continue
-        path = rule.rule
-        for arg in rule.arguments:
-            path = path.replace(f"<{arg}>", f"{{{arg}}}")
+        path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
         out |= {(path, m.lower()) for m in rule.methods or () if m not in {"HEAD", "OPTIONS"}}
     return out
 
@@ -86,9 +85,7 @@ class Checker:
         adapter = self.app.url_map.bind("errata.test")
         endpoint, _ = adapter.match(path.split("?")[0], method=method)
         rule = next(r for r in self.app.url_map.iter_rules(endpoint))
-        doc_path = rule.rule
-        for arg in rule.arguments:
-            doc_path = doc_path.replace(f"<{arg}>", f"{{{arg}}}")
+        doc_path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
         op = self.doc["paths"][doc_path][method.lower()]
         declared = op["responses"].get(str(response.status_code))
         assert declared is not None, f"{method} {path}: {response.status_code} not declared"
@@ -108,6 +105,21 @@ class Checker:
             if header in {"ETag", "Cache-Control", "Link"}:
                 assert header in response.headers, (method, path, header)
         return response
+
+
+def _job_secret(app, job_id: str) -> str:
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.jobs import services as jobs
+    from app.repro.models import ReproRun
+
+    with app.app_context():
+        run = db.session.scalar(select(ReproRun).where(ReproRun.job_id == job_id))
+        secret = str(jobs.job_message(db.session, run, repeats=1)["secret"])
+        db.session.commit()
+        db.session.remove()
+    return secret
 
 
 def _token(runner, scope: str) -> dict[str, str]:
@@ -166,12 +178,24 @@ def test_every_operation_answers_as_documented(seeded, app, client, runner):
     check("POST", "/api/v1/records/openapi-put/runs", 422, json={}, headers=write)
     check("POST", f"/api/v1/records/{SEED}/runs", 400, json={"platform": "tpu"}, headers=write)
     job = failed["jobId"]
-    check("POST", f"/api/v1/jobs/{job}/start", 200, json={"worker": "w"}, headers=worker)
-    check("POST", "/api/v1/jobs/none/start", 404, json={"worker": "w"}, headers=worker)
-    check("POST", f"/api/v1/jobs/{job}/start", 400, json={}, headers=worker)
-    report = {"worker": "w", "report": {"outcome": "TIMEOUT"}}
+    secret = _job_secret(app, job)  # what the broker would have delivered to the worker
+    start = {"worker": "w", "secret": secret}
+    check("POST", f"/api/v1/jobs/{job}/start", 200, json=start, headers=worker)
+    check("POST", "/api/v1/jobs/none/start", 404, json=start, headers=worker)
+    check("POST", f"/api/v1/jobs/{job}/start", 422, json={}, headers=worker)
+    check("POST", f"/api/v1/jobs/{job}/start", 403, json={"secret": "x" * 43}, headers=worker)
+    report = {"worker": "w", "secret": secret, "report": {"outcome": "TIMEOUT"}}
     check("POST", f"/api/v1/jobs/{job}/result", 200, json=report, headers=worker)
     check("POST", "/api/v1/jobs/none/result", 404, json=report, headers=worker)
+    admin = _token(runner, "admin")
+    reason = {"reason": "checked by hand: the harness was misconfigured"}
+    run_id = failed["runId"]
+    check("POST", f"/api/v1/runs/{run_id}/invalidate", 200, json=reason, headers=admin)
+    check("POST", "/api/v1/runs/999999/invalidate", 404, json=reason, headers=admin)
+    check("POST", f"/api/v1/runs/{run_id}/invalidate", 403, json=reason, headers=write)
+    check("POST", "/api/v1/records/openapi-put/retract", 200, json=reason, headers=admin)
+    check("POST", "/api/v1/records/missing/retract", 404, json=reason, headers=admin)
+    check("GET", "/api/v1/records/openapi-put", 410)
     check("GET", f"/api/v1/records/{SEED}/runs", 200)
     check("GET", f"/api/v1/records/{SEED}/runs?limit=1", 200)
     check("GET", "/api/v1/records/missing/runs", 404)

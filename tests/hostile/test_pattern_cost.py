@@ -19,11 +19,14 @@ import textwrap
 import pytest
 from sqlalchemy import update
 
+from app.corpus import catalog as match_index
 from app.extensions import db
-from app.records import match_index, services
+from app.records import services
 from app.records.models import Record
 from app.records.regex_safety import PatternRejected, check_pattern
 from tests.hostile.conftest import assert_problem, row_counts, write_lines
+
+pytestmark = pytest.mark.unit
 
 ISSUE_SHAPES = [
     r"(?:a?a)+$",
