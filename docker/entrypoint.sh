@@ -47,7 +47,7 @@ role="${1:-web}"
 case "$role" in
 web)
     exec gunicorn --bind "0.0.0.0:${PORT:-8000}" --workers "${WEB_CONCURRENCY:-2}" \
-        --timeout "${GUNICORN_TIMEOUT:-60}" --access-logfile - 'app:create_app()'
+        --timeout "${GUNICORN_TIMEOUT:-60}" --access-logfile - app.wsgi:app
     ;;
 migrate)
     flask db upgrade

@@ -22,10 +22,19 @@ def nightly_platforms(environ: Mapping[str, str]) -> list[str]:
     return [p.strip() for p in raw.split(",") if p.strip()]
 
 
+def catch_up_minutes(environ: Mapping[str, str]) -> int:
+    minutes = int(environ.get("ERRATA_CATCH_UP_MINUTES", str(CATCH_UP_EVERY_MINUTES)))
+    if not 1 <= minutes <= 59:
+        raise ValueError("ERRATA_CATCH_UP_MINUTES must be 1-59")
+    return minutes
+
+
 def beat_schedule(environ: Mapping[str, str]) -> dict[str, Any]:
-    """Tonight's batch at the configured hour (UTC); a catch-up pass every 15 minutes
-    re-sends what the broker did not take (it enqueues nothing before the hour)."""
+    """Tonight's batch at the configured hour (UTC); a catch-up pass every
+    ``ERRATA_CATCH_UP_MINUTES`` (15) re-sends what the broker did not take and closes
+    overdue runs (it enqueues nothing before the hour)."""
     hour = nightly_hour(environ)
+    every = catch_up_minutes(environ)
     return {
         "nightly-repro": {
             "task": "errata.nightly",
@@ -34,7 +43,7 @@ def beat_schedule(environ: Mapping[str, str]) -> dict[str, Any]:
         },
         "nightly-catch-up": {
             "task": "errata.nightly",
-            "schedule": crontab(minute=f"*/{CATCH_UP_EVERY_MINUTES}"),
+            "schedule": crontab(minute=f"*/{every}"),
             "kwargs": {"catch_up": True},
             "options": {"queue": "cpu"},
         },

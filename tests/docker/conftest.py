@@ -92,8 +92,9 @@ def stack_environment() -> Iterator[dict[str, str]]:
         "ERRATA_HTTP_PORT": str(free_port()),
         # Short, so a job whose killed worker never acknowledged it is delivered again within
         # the test; longer than one harness run (94 s seen on a loaded 2-core host).
-        # The scheduler's catch-up sends tonight's `cpu` batch as soon as it starts.
+        # The scheduler's catch-up (every minute here) sends tonight's `cpu` batch.
         "ERRATA_NIGHTLY_HOUR": "0",
+        "ERRATA_CATCH_UP_MINUTES": "1",
         "ERRATA_NIGHTLY_PLATFORMS": "cpu",
         "ERRATA_VISIBILITY_TIMEOUT": os.environ.get("ERRATA_DOCKER_VISIBILITY_TIMEOUT", "180"),
     }
