@@ -64,7 +64,7 @@ docker-base: ## Docker engine (dockerd, as root, if none answers) and the local 
 repro-sweep: repro-env ## Config-space sweep of sglang 0.5.23 (<= 50 min, resumable) -> data/repro-sweep/
 	nice -n 10 $(BIN)/python -m repro.explore --budget-min 50
 
-pytest: install browser-deps repro-env ## Run the test suite only
+pytest: install browser-deps repro-env docker-base ## Run the test suite only
 	$(BIN)/pytest
 
 test: lint typecheck pytest ## Install what the tests need and run them all
