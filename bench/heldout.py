@@ -59,8 +59,12 @@ def enclosing_function(record: dict[str, Any]) -> str | None:
     return None
 
 
-def at_site(case: Case, record: dict[str, Any]) -> bool:
-    """True when the record is the case's raise site (see the module docstring)."""
+def at_site(case: Case, record: dict[str, Any], matched_pattern: str | None = None) -> bool:
+    """True when the record is the case's raise site (see the module docstring).
+
+    ``matched_pattern`` is the pattern the match reports (``why.pattern``): a site merged
+    across releases matches an older wording of its message by that wording's pattern.
+    """
     if (record.get("repo") or "").lower() != case.repo.lower():
         return False
     path = (record.get("filePath") or "").replace("\\", "/")
@@ -71,7 +75,13 @@ def at_site(case: Case, record: dict[str, Any]) -> bool:
         return False
     if case.kind == "implicit" or not case.message_contains:
         return True
-    text = (record.get("errorMessage") or "") + "\n" + (record.get("messagePattern") or "")
+    text = "\n".join(
+        (
+            record.get("errorMessage") or "",
+            record.get("messagePattern") or "",
+            matched_pattern or "",
+        )
+    )
     return case.message_contains in text or case.message_contains in text.replace("\\", "")
 
 
@@ -90,7 +100,7 @@ def run_case(case: Case, fetch: Fetch, limit: int) -> Outcome:
     seen: list[str] = []
     for pos, item in enumerate(body.get("matches", [])[:limit], start=1):
         record = fetch(f"/api/v1/records/{item['id']}", None)
-        if at_site(case, record):
+        if at_site(case, record, (item.get("why") or {}).get("pattern")):
             return Outcome(case, pos, answered, item["kind"])
         seen.append(
             f"{item['kind']} {record.get('repo')}:{record.get('filePath')}:"

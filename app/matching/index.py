@@ -4,8 +4,9 @@ Match semantics: a record's `messagePattern` matches an exception message when t
 pattern matches the *whole* message (ignoring surrounding whitespace) or a whole
 *segment* of it: a line, or a clause of a line that starts at the line start, after
 ": " or after a sentence end (". ", "! ", "? ") and ends at the line end, at a sentence
-end or before ": ". So "Loading failed: <pattern text>" and "<pattern text> Try X."
-match, but a pattern found in the middle of a longer sentence does not.
+end or before ": ", or a quoted part of a line (double quotes or backticks). So
+"Loading failed: <pattern text>", "<pattern text> Try X." and 'still see "<pattern
+text>" when' match, but a pattern found in the middle of a longer sentence does not.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ MAX_HITS = 8
 MAX_BOUNDS_PER_LINE = 6
 PREFIX_KEY = 12
 MIN_PREFIX_CHARS = 24
+MIN_DIVERGED_CHARS = 18  # a message that goes on differently must share this much first
+MIN_DIVERGED_TAIL = 12  # ... and go on for this much: "models!" for "models." is a near miss
+INNER_KEY_SCAN = 48  # chars after a segment start where a short-headed template's key may sit
 MAX_PREFIX_STARTS = 24
 # Cost bounds (docs/security.md): patterns without a usable literal form a small tier
 # verified on the head of each message; every query has a time budget for verification.
@@ -35,8 +39,10 @@ MAX_PROGRAM = 2_000
 MAX_VERIFY_COST = 4_000_000  # RE2 program size x characters verified (~0.1 s worst case)
 VERIFY_BUDGET_S = 0.25
 
-_START_MARKS = re.compile(r"(?::|[.!?])[ \t]+")
-_END_MARKS = re.compile(r"[.!?](?=[ \t])|(?=:[ \t])")
+# Segment bounds: after ": " or a sentence end, or inside double quotes or backticks
+# (an issue title that quotes the message: 'Still face "<message>" when ...').
+_START_MARKS = re.compile(r"(?::|[.!?])[ \t]+|(?:^|(?<=\s))[\"\u201c`]")
+_END_MARKS = re.compile(r"[.!?](?=[ \t])|(?=:[ \t])|(?=[\"\u201d`](?:[\s.,;:!?)]|$))")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
@@ -101,33 +107,65 @@ class PatternHit:
     end: int
     whole: bool
     specificity: int
+    cut: bool = False  # prefix hits: the text ends inside the template (else it diverges)
 
 
-def template_prefix(template: str, text: str) -> bool:
-    """True when text is an instance of the message template cut off before its end.
+def template_overlap(template: str, text: str) -> tuple[int, bool]:
+    """How far the text instantiates a message template before it stops: (chars, cut).
 
-    Placeholders absorb anything; the template's leading literal must be there in full
-    (or the text must end inside it), and at least MIN_PREFIX_CHARS literal characters.
+    ``chars`` counts the template's literal characters the text carries; placeholders
+    absorb anything. ``cut`` is True when the text ends inside the template (a truncated
+    paste), False when it goes on with other words (a reworded end, a title that adds the
+    user's own) for at least MIN_DIVERGED_TAIL characters; then the count stops at the last
+    whole word. (0, False) when the text does not start as the template does, differs only
+    in its last word, or instantiates all of it (a pattern match, not this).
     """
     parts = _PLACEHOLDER.split(template)
     head = parts[0]
-    if len(head) < PREFIX_KEY:
-        return False
+    if not head.strip():
+        return 0, False
     if not text.startswith(head):
-        return len(text) >= MIN_PREFIX_CHARS and head.startswith(text)
+        common = 0
+        for a, b in zip(head, text, strict=False):
+            if a != b:
+                break
+            common += 1
+        if common == len(text):
+            return common, True
+        chars = text.rfind(" ", 0, common + 1) + 1
+        return (chars, False) if len(text) - chars >= MIN_DIVERGED_TAIL else (0, False)
     pos = matched = len(head)
     for literal in parts[1:]:
         if pos >= len(text) or not literal:
             break
         found = text.find(literal, pos + 1)
         if found < 0:
-            matched += _cut_literal(text, pos + 1, literal)
-            break
+            cut = _cut_literal(text, pos + 1, literal)
+            if cut:
+                return matched + cut, True
+            return (matched, False) if len(text) - pos >= MIN_DIVERGED_TAIL else (0, False)
         pos = found + len(literal)
         matched += len(literal)
     else:
-        return False
-    return matched >= MIN_PREFIX_CHARS
+        return 0, False
+    return matched, True
+
+
+def template_prefix(template: str, text: str) -> bool:
+    """True when text is an instance of the message template cut off before its end."""
+    chars, cut = template_overlap(template, text)
+    return cut and chars >= MIN_PREFIX_CHARS
+
+
+def _overlap_end(entry: PatternEntry, text: str) -> int:
+    """Where a diverging text leaves the template: the end of the shared head, or the
+    end of the text's last line when the template's head is there in full."""
+    head = _PLACEHOLDER.split(entry.error_message or "", 1)[0]
+    if text.startswith(head):
+        line_end = text.find("\n")
+        return len(text) if line_end < 0 else line_end
+    chars, _ = template_overlap(entry.error_message or "", text)
+    return chars
 
 
 def _cut_literal(text: str, start: int, literal: str) -> int:
@@ -219,6 +257,7 @@ class MatchIndex:
         self._always: list[int] = []
         self._compiled: dict[int, re2._Regexp | None] = {}
         self._by_head: dict[str, list[int]] = {}
+        self._by_inner: dict[str, list[int]] = {}
         self._by_file: dict[str, list[int]] = {}
         for entry in entries:
             idx = len(self._entries)
@@ -231,9 +270,14 @@ class MatchIndex:
                     self._always.append(idx)
             else:
                 self._by_literal.setdefault(lits.best, []).append(idx)
-            head = _PLACEHOLDER.split(entry.error_message or "", 1)[0]
-            if len(head) >= PREFIX_KEY:
-                self._by_head.setdefault(head[:PREFIX_KEY].casefold(), []).append(idx)
+            parts = _PLACEHOLDER.split(entry.error_message or "")
+            if len(parts[0]) >= PREFIX_KEY:
+                self._by_head.setdefault(parts[0][:PREFIX_KEY].casefold(), []).append(idx)
+            elif parts[0].strip():
+                # "TP rank {} could finish ...": keyed on its first long literal instead.
+                inner = next((p.lstrip() for p in parts[1:] if len(p.strip()) >= PREFIX_KEY), "")
+                if inner:
+                    self._by_inner.setdefault(inner[:PREFIX_KEY].casefold(), []).append(idx)
             if entry.file_path:
                 self._by_file.setdefault(file_key(entry.file_path), []).append(idx)
         self._automaton = ahocorasick.Automaton()
@@ -318,29 +362,41 @@ class MatchIndex:
         return hits
 
     def prefix_search(self, message: str) -> list[PatternHit]:
-        """Entries whose message template the message's end cuts off (a truncated paste).
+        """Entries whose message template the message instantiates up to a point.
 
-        Tried from each segment start (line start, after ": " or a sentence end) to the
-        end of the message; the span runs to the end.
+        Either the message ends inside the template (a truncated paste: ``cut``, at least
+        MIN_PREFIX_CHARS literal characters) or it goes on with other words after at least
+        MIN_DIVERGED_CHARS (a reworded end). Tried from each segment start (line start,
+        after ": " or a sentence end); the span runs to the end of the message, or to the
+        point where the message leaves the template. Specificity is the characters shared.
         """
         message = message[:MAX_VERIFY_CHARS].rstrip()
-        if len(message) < MIN_PREFIX_CHARS or not self._by_head:
+        if len(message) < MIN_DIVERGED_CHARS or not (self._by_head or self._by_inner):
             return []
         starts = [0]
-        for m in re.finditer(r"\n[ \t]*|(?::|[.!?])[ \t]+", message):
+        for m in re.finditer(r"\n[ \t]*|(?::|[.!?])[ \t]+|(?:^|(?<=\s))[\"\u201c`]", message):
             starts.append(m.end())
             if len(starts) >= MAX_PREFIX_STARTS:
                 break
         hits: list[PatternHit] = []
         seen: set[int] = set()
         for start in starts:
-            key = message[start : start + PREFIX_KEY].casefold()
-            for idx in self._by_head.get(key, ()):
-                entry = self._entries[idx]
-                if idx in seen or not template_prefix(entry.error_message or "", message[start:]):
+            text = message[start:]
+            found = list(self._by_head.get(text[:PREFIX_KEY].casefold(), ()))
+            if self._by_inner:
+                for w in re.finditer(r"(?<=\s)\S", text[:INNER_KEY_SCAN]):
+                    found.extend(
+                        self._by_inner.get(text[w.start() : w.start() + PREFIX_KEY].casefold(), ())
+                    )
+            for idx in found:
+                if idx in seen:
+                    continue
+                chars, cut = template_overlap(self._entries[idx].error_message or "", text)
+                if chars < (MIN_PREFIX_CHARS if cut else MIN_DIVERGED_CHARS):
                     continue
                 seen.add(idx)
-                hits.append(PatternHit(entry, start, len(message), False, self._specificity[idx]))
+                end = len(message) if cut else start + _overlap_end(self._entries[idx], text)
+                hits.append(PatternHit(self._entries[idx], start, end, False, chars, cut))
         return hits
 
     def in_file(self, path: str) -> list[PatternEntry]:

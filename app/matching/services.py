@@ -1,12 +1,15 @@
 """Match a pasted error to records and explain why each match was made.
 
 Kinds of evidence, strongest first: a pattern match (the whole message before a segment
-of it); a message cut off at the end that matches the start of a record's message
-(`kind="prefix"`); the traceback's innermost frame in a file the catalog knows
-(`kind="frame"`: records raised there, nearest line first); text similarity
-(`kind="text"`, from the injected search or `TokenSetSearch`). Within a kind: exception
-class agreement, a frame in the record's file and how near its line, curated before
-draft, pattern specificity; never the record id while evidence differs.
+of it); a message that carries the start of a record's message template and is cut off
+there or goes on differently (`kind="prefix"`, ranked by the characters shared, beside
+patterns with fewer than WEAK_PATTERN_CHARS literal characters); the traceback's
+innermost frame in a file the catalog knows (`kind="frame"`: records raised there, its
+own function first, then nearest line); a message the interpreter words itself matched
+by a record of a file no frame is in; text similarity (`kind="text"`, `TokenSetSearch`
+unless the caller passes another). Within a kind: exception class agreement, a frame in
+the record's file and how near its line, curated before draft, pattern specificity;
+never the record id while evidence differs.
 
 Records of one raise site (same repo, file and message template: the drafts of several
 releases) come back as one result with a count; a curated record represents its site.
@@ -47,6 +50,28 @@ CLASS_UNKNOWN = "unknown"
 _CLASS_LEVEL = {CLASS_EXACT: 2, CLASS_NAME: 1, CLASS_UNKNOWN: 0, CLASS_DIFFERENT: 0}
 _ROLE_ORDER = {ROLE_LAST: 0, ROLE_BODY: 1, ROLE_ROOT: 2, ROLE_PLAIN: 3, ROLE_CHAINED: 4}
 _TIER = {KIND_PATTERN: 3, KIND_PREFIX: 2, KIND_FRAME: 1, KIND_TEXT: 0}
+# A pattern with fewer literal characters than this ("Cannot find .+?") is no stronger
+# evidence than a long shared start of another template: both rank by characters shared.
+WEAK_PATTERN_CHARS = 16
+# Messages the Python interpreter itself words. A dependency that raises the same words
+# ("'x' object has no attribute 'y'") is not where the user's error came from unless a
+# frame of the traceback is in its file; such a match ranks below the frames' evidence.
+_INTERPRETER_MESSAGE = re.compile(
+    r"""(?x)\A(?:
+      (?:type\ object\ )?'?[\w.<>]+'?\ (?:object\ )?has\ no\ attribute\ '?[\w.]+'?
+    | [\w.<>]+\(\)\ (?:got\ an\ unexpected\ keyword\ argument|got\ multiple\ values\ for
+        \ argument|missing\ \d+\ required\ (?:positional|keyword-only)\ arguments?|takes)\ \S.*
+    | (?:list|tuple|string|range)\ index\ out\ of\ range
+    | '?[\w.]+'?\ object\ is\ not\ (?:subscriptable|callable|iterable|an\ iterator)
+    | No\ module\ named\ \S+ | cannot\ import\ name\ \S.*
+    | unsupported\ operand\ type\(s\)\ for\ .+ | name\ '\w+'\ is\ not\ defined
+    | (?:local\ variable|cannot\ access\ local\ variable)\ '\w+'\ .+
+    | (?:integer\ |float\ )?division\ (?:or\ modulo\ )?by\ zero
+    | maximum\ recursion\ depth\ exceeded.*
+    | too\ many\ values\ to\ unpack.* | not\ enough\ values\ to\ unpack.*
+    )\Z""",
+    re.DOTALL,
+)
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 _SPACE = re.compile(r"\s+")
 _PACKAGE_ROOTS = frozenset({"site-packages", "dist-packages"})
@@ -70,6 +95,7 @@ class Explanation:
     line_distance: int | None
     specificity: int
     similarity: float | None
+    cut: bool = False  # prefix evidence: the message ends inside the template (else diverges)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -187,19 +213,26 @@ def _build(
     whole: bool,
     specificity: int,
     similarity: float | None,
+    cut: bool = False,
 ) -> tuple[tuple[Any, ...], Match]:
     agreement = class_agreement(exc.error_class, entry.error_class)
     frame, dist = best_frame(exc.frames, entry)
     nearness = 0.0 if frame is None else 0.5 + (0.0 if dist is None else 0.5 / (1 + dist / 10))
     spec = min(specificity, 100) / 100
-    if kind == KIND_PATTERN:
+    if kind == KIND_PATTERN and frame is None and _interpreter_worded(exc, span):
+        # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE).
+        score = 0.15 + 0.03 * _CLASS_LEVEL[agreement] + 0.015 * spec
+        tier: tuple[int | float, float] = (0.5, specificity)
+    elif kind == KIND_PATTERN and specificity < WEAK_PATTERN_CHARS or kind == KIND_PREFIX:
+        score = 0.4 + 0.03 * _CLASS_LEVEL[agreement] + 0.03 * nearness + 0.01 * spec
+        # Characters of the template the message carries; a cut-off message before one
+        # that goes on differently, before a short pattern matched whole.
+        tier = (_TIER[KIND_PREFIX], specificity + 0.5 * cut + 0.25 * whole)
+    elif kind == KIND_PATTERN:
         # Weights keep the score in the same order as the ranking key below.
         score = 0.5 + 0.25 * whole + 0.08 * _CLASS_LEVEL[agreement] + 0.06 * nearness
         score += 0.015 * spec
-        tier: tuple[int, float] = (_TIER[kind], int(whole))
-    elif kind == KIND_PREFIX:
-        score = 0.4 + 0.03 * _CLASS_LEVEL[agreement] + 0.03 * nearness
-        tier = (_TIER[kind], 0)
+        tier = (_TIER[kind], int(whole))
     elif kind == KIND_FRAME:
         score = 0.2 + 0.1 * nearness
         tier = (_TIER[kind], 0)
@@ -221,6 +254,7 @@ def _build(
         line_distance=dist,
         specificity=specificity,
         similarity=similarity,
+        cut=cut,
     )
     same_function = frame is not None and bool(entry.function) and entry.function == frame.function
     key = (
@@ -238,6 +272,17 @@ def _build(
         entry.record_id,
     )
     return key, Match(entry.record_id, round(score, 4), why)
+
+
+def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> bool:
+    """True when the matched message is one the Python interpreter words itself."""
+    text = exc.message if span is None else exc.message[span[0] : span[1]]
+    # Also after a logger's or a wrapper's "...: " ("Error in request: f() got ...").
+    clauses = text.strip().split(": ")
+    return any(
+        _INTERPRETER_MESSAGE.match(": ".join(clauses[i:])) is not None
+        for i in range(min(len(clauses), 4))
+    )
 
 
 def site_key(entry: PatternEntry) -> tuple[str, str, str, str]:
@@ -362,7 +407,7 @@ def _where_raised(parsed: ParsedError) -> list[str]:
 
 
 def _answer(
-    parsed: ParsedError, kind: str | None, count: int, frame: Frame | None
+    parsed: ParsedError, kind: str | None, count: int, frame: Frame | None, cut: bool = True
 ) -> dict[str, Any]:
     """What is known and what is not, in sentences, for every paste."""
     known: list[str] = []
@@ -378,9 +423,15 @@ def _answer(
     known.extend(_where_raised(parsed))
     if kind == KIND_PATTERN:
         known.append(f"The message matches the pattern of {count} raise site(s).")
-    elif kind == KIND_PREFIX:
+    elif kind == KIND_PREFIX and cut:
         known.append(f"The message ends part-way; it matches the start of {count} raise site(s).")
         unknown.append("The rest of the message was cut off, so its values are unknown.")
+    elif kind == KIND_PREFIX:
+        known.append(
+            f"The message starts as {count} raise site(s) word theirs, then goes on differently"
+            " (reworded, or the writer's own words)."
+        )
+        unknown.append("No record's message matches it all.")
     elif kind == KIND_FRAME and frame is not None:
         where = f"{frame.file}:{frame.line}" + (f" in {frame.function}" if frame.function else "")
         known.append(
@@ -434,10 +485,12 @@ def match_parsed(
                 whole=False,
                 specificity=hit.specificity,
                 similarity=None,
+                cut=hit.cut,
             )
             _keep_best(scored, item)
     frame: Frame | None = None
-    if not scored:
+    if not any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values()):
+        # No message evidence, or only interpreter-worded messages of files no frame is in.
         frame, items = _frame_items(parsed, index)
         for item in items:
             _keep_best(scored, item)
@@ -460,7 +513,8 @@ def match_parsed(
                 _keep_best(scored, item)
     matches = _rank(scored, index, limit)
     kind = matches[0].why.kind if matches else None
-    answer = _answer(parsed, kind, sum(1 for m in matches if m.why.kind == kind), frame)
+    cut = bool(matches) and matches[0].why.cut
+    answer = _answer(parsed, kind, sum(1 for m in matches if m.why.kind == kind), frame, cut)
     return MatchResult(matches, fallback, parsed, answer, budget.exceeded)
 
 

@@ -1,7 +1,7 @@
 """Pure-Python full-text fallback: token-set similarity over record error messages.
 
-The app injects a database full-text search with the same signature (`TextSearch`);
-this default serves tests, the benchmark and small deployments.
+The matcher builds one per catalog index (`default_text_search`); a caller may pass any
+other function of the same signature (`TextSearch`), as the tests do.
 """
 
 from __future__ import annotations

@@ -196,9 +196,98 @@ def test_injected_text_search_is_used_only_without_pattern_match(index):
 
 
 def test_default_text_search_finds_close_wording(index):
-    result = match_error("trtllm_mla backend may only be used with MLA models", index)
+    result = match_error("the trtllm_mla backend may only be used with MLA models", index)
     assert result.fallback
     assert result.matches[0].record_id == "seed"
+
+
+def test_a_message_that_goes_on_differently_is_a_prefix_match_by_characters_shared(index):
+    # The template's start, then the writer's own words (a reworded end, an issue title).
+    result = match_error("trtllm_mla backend may only be used with MLA models", index)
+    top = result.matches[0]
+    assert (top.record_id, top.why.kind, top.why.cut) == ("seed", "prefix", False)
+    assert top.why.matched_text == "trtllm_mla backend "
+    assert top.why.specificity == len("trtllm_mla backend ")
+    assert not result.fallback
+    assert "goes on differently" in " ".join(result.answer["known"])
+    # Too little shared, or only the last word differs: not a prefix match.
+    for text in ("trtllm_mla was used with MLA models and failed", f"{SEED[:-1]}!"):
+        assert all(m.why.kind != "prefix" for m in match_error(text, index).matches), text
+
+
+def test_a_long_shared_start_outranks_a_short_pattern_matched_whole():
+    short = PatternEntry(
+        "short", r"Cannot find .+?", "RuntimeError", "triton/knobs.py", 10, "Cannot find {}"
+    )
+    long = PatternEntry(
+        "long",
+        r"Cannot find any of .+? in the model's quantization config\.",
+        "ValueError",
+        "sglang/srt/layers/quantization/base_config.py",
+        120,
+        "Cannot find any of {keys} in the model's quantization config.",
+    )
+    index = MatchIndex([short, long])
+    title = "[Bug] ValueError: Cannot find any of ['quant_method'] when using online quantization"
+    ranked = [m.record_id for m in match_error(title, index).matches]
+    assert ranked == ["long", "short"]
+    # The short pattern still answers alone when nothing else shares more.
+    assert [m.record_id for m in match_error("Cannot find libcuda.so", index).matches] == ["short"]
+
+
+def test_a_cut_message_whose_template_starts_with_a_short_literal_is_found():
+    entry = PatternEntry(
+        "tp",
+        r"TP rank .+? could finish the model loading, but there are other ranks that didn't"
+        r" finish loading\. .+?",
+        "ValueError",
+        "sglang/srt/model_executor/model_runner.py",
+        300,
+        "TP rank {self.tp_rank} could finish the model loading, but there are other ranks that"
+        " didn't finish loading. {hint}",
+    )
+    result = match_error(
+        "ValueError: TP rank 1 could finish the model loading, but there are other ranks th",
+        MatchIndex([entry]),
+    )
+    assert [(m.record_id, m.why.kind, m.why.cut) for m in result.matches] == [
+        ("tp", "prefix", True)
+    ]
+
+
+def test_an_interpreter_worded_message_of_another_file_ranks_below_the_frames():
+    generic = PatternEntry(
+        "torch-generic",
+        r".+?\(\) got an unexpected keyword argument '.+?'",
+        "TypeError",
+        "torch/_utils.py",
+        50,
+        "{}() got an unexpected keyword argument '{}'",
+    )
+    local = PatternEntry(
+        "in-make-layers",
+        r"Unsupported layer type .+?",
+        "ValueError",
+        "python/sglang/srt/utils.py",
+        412,
+        "Unsupported layer type {t}",
+        function="make_layers",
+    )
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3/site-packages/sglang/srt/utils.py", line 410, in make_layers\n'
+        "    layer = layer_fn(idx=idx, prefix=prefix)\n"
+        "TypeError: Phi3SmallModel.__init__.<locals>.<lambda>() got an unexpected keyword"
+        " argument 'idx'\n"
+    )
+    ranked = match_error(paste, MatchIndex([generic, local])).matches
+    assert [(m.record_id, m.why.kind) for m in ranked] == [
+        ("in-make-layers", "frame"),
+        ("torch-generic", "pattern"),
+    ]
+    # Without frames the interpreter-worded match is still the answer.
+    alone = match_error(paste.rsplit("\n", 2)[-2], MatchIndex([generic, local])).matches
+    assert [m.record_id for m in alone] == ["torch-generic"]
 
 
 def test_no_match_at_all(index):
