@@ -111,3 +111,14 @@ def test_the_match_page_leads_with_what_is_known(corpus_app, client):
     assert page.status_code == 200
     assert html.index("What we know") < html.index("Matches")
     assert "ends part-way" in html and "cut off" in html
+
+
+def test_the_match_page_says_when_a_message_goes_on_differently(corpus_app, client):
+    client.get("/match")
+    with client.session_transaction() as session:
+        token = session["csrf_token"]
+    path = GUARD_DIR / "goes-on-differently.txt"
+    text = path.read_text(encoding="utf-8").partition("\n---\n")[2]
+    html = client.post("/match", data={"text": text, "csrf_token": token}).get_data(as_text=True)
+    assert "then goes on differently" in html
+    assert "ends part-way" not in html
