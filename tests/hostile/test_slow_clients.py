@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.helpers import redis_probe, require_service
 from tests.hostile.server import gunicorn, p95, prepare_db, probe, trickle
 
 pytestmark = pytest.mark.integration
@@ -27,13 +28,10 @@ pytestmark = pytest.mark.integration
 def redis_url() -> str:
     """An emptied Redis database for shared rate-limit counters."""
     url = os.environ.get("ERRATA_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+    require_service("Redis", redis_probe(url))
     client = redis.Redis.from_url(url, socket_connect_timeout=2)
     try:
         client.flushdb()
-    except redis.ConnectionError as exc:
-        if os.environ.get("CI", "").lower() in {"1", "true"}:
-            pytest.fail(f"Redis at {url} is not reachable: {exc}", pytrace=False)
-        pytest.skip(f"Redis at {url} is not reachable: {exc}")
     finally:
         client.close()
     return url
