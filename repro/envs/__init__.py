@@ -90,10 +90,6 @@ def env_path(name: str) -> Path:
     return env_root() / f"{name}-{spec.digest()}"
 
 
-def is_built(name: str) -> bool:
-    return (env_path(name) / MARKER_NAME).is_file()
-
-
 def python_for(name: str) -> Path:
     """The interpreter of a built environment; raises EnvMissingError if not built."""
     path = env_path(name)
