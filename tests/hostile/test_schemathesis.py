@@ -12,6 +12,8 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from app.api.docs import openapi_document
 from tests.hostile.conftest import HOSTILE, make_token
 
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 # Bodies whose validity the JSON Schema cannot fully say (a messagePattern must be safe, an
 # ISO timestamp must parse, a runner report must carry a known outcome): a schema-valid body
 # may still be refused with a documented 4xx there, so only that one check is left out.
