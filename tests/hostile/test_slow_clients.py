@@ -8,6 +8,7 @@ hold for the whole service.
 
 from __future__ import annotations
 
+import gzip
 import http.client
 import json
 import os
@@ -113,3 +114,25 @@ def test_rate_limits_hold_across_workers(db_url, tmp_path, redis_url, storage) -
         assert allowed == 10, statuses
     else:
         assert 1 <= allowed <= 10, statuses  # each of 2 workers gets 5: never 20
+
+
+def test_one_connection_serves_several_gzipped_answers(db_url: str, tmp_path: Path) -> None:
+    """Keep-alive and gzip on the default server, as an HTTP client sees them."""
+    with gunicorn(db_url, tmp_path) as base:
+        conn = http.client.HTTPConnection(urllib.parse.urlsplit(base).netloc, timeout=10)
+        try:
+            bodies, sockets = [], []
+            for _ in range(3):
+                conn.request(
+                    "GET", "/api/v1/records?per_page=100", headers={"Accept-Encoding": "gzip"}
+                )
+                response = conn.getresponse()
+                assert response.status == 200
+                assert response.getheader("Content-Encoding") == "gzip"
+                assert "Accept-Encoding" in (response.getheader("Vary") or "")
+                bodies.append(json.loads(gzip.decompress(response.read())))
+                sockets.append(conn.sock)
+        finally:
+            conn.close()
+    assert sockets[0] is not None and sockets.count(sockets[0]) == 3  # never reconnected
+    assert bodies[0]["total"] >= 1 and bodies[0] == bodies[-1]
