@@ -41,6 +41,13 @@ def env_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(configured) if configured else Path.home() / ".cache" / "errata" / "envs"
 
 
+def sweep_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The sweep's resumable cache (``python -m repro.explore``): ``sweep/`` under
+    ``ERRATA_ENV_DIR`` when it is set, else ``~/.cache/errata/sweep``."""
+    configured = (os.environ if environ is None else environ).get("ERRATA_ENV_DIR")
+    return (Path(configured) if configured else Path.home() / ".cache" / "errata") / "sweep"
+
+
 # Every environment variable the worker side reads (the README configuration table lists them).
 ENV_VARS = (
     "ERRATA_BROKER_URL",
