@@ -27,7 +27,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     limiter.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(os.path.dirname(app.root_path), "migrations"))
 
-    from app import api, errors, security
+    from app import api, compression, errors, security
     from app.auth.cli import tokens_cli
     from app.corpus.cli import corpus_cli
     from app.jobs import cli as jobs_cli  # noqa: F401  (adds ``flask repro nightly``)
@@ -38,6 +38,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     errors.init_app(app)
     security.init_app(app)
+    compression.init_app(app)
     api.init_app(app)
     app.register_blueprint(records_pages.bp)
     app.register_blueprint(repro_pages.bp)

@@ -34,6 +34,73 @@ def maybe_set(
         settings[name] = default
 
 
+def _count(value: str) -> int:
+    return int(value or 0)
+
+
+def _nightly_hour(value: str) -> int:
+    hour = int(value)
+    if not 0 <= hour <= 23:
+        raise ValueError("ERRATA_NIGHTLY_HOUR must be 0-23 (UTC)")
+    return hour
+
+
+def _catch_up_minutes(value: str) -> int:
+    minutes = int(value)
+    if not 1 <= minutes <= 59:
+        raise ValueError("ERRATA_CATCH_UP_MINUTES must be 1-59")
+    return minutes
+
+
+def _names(value: str) -> list[str]:
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def schedule_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The nightly schedule, for the app (the nightly task, ``flask jobs nightly``) and for
+    the scheduler, which builds no app: hour (UTC), platforms, catch-up interval."""
+    settings: dict[str, Any] = {}
+    maybe_set(settings, "ERRATA_NIGHTLY_HOUR", "ERRATA_NIGHTLY_HOUR", _nightly_hour, 2, environ)
+    maybe_set(
+        settings,
+        "ERRATA_NIGHTLY_PLATFORMS",
+        "ERRATA_NIGHTLY_PLATFORMS",
+        _names,
+        ["blackwell", "hopper"],
+        environ,
+    )
+    maybe_set(
+        settings,
+        "ERRATA_CATCH_UP_MINUTES",
+        "ERRATA_CATCH_UP_MINUTES",
+        _catch_up_minutes,
+        15,
+        environ,
+    )
+    return settings
+
+
+def cache_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Where downloaded wheels and built corpora are cached (also read by the tests and
+    benchmarks, which build no app)."""
+    env = os.environ if environ is None else environ
+    default = os.path.join(os.path.expanduser("~"), ".cache", "errata")
+    return {"ERRATA_CACHE_DIR": env.get("ERRATA_CACHE_DIR") or default}
+
+
+def serving_settings(environ: Mapping[str, str] | None = None) -> dict[str, float]:
+    """The gunicorn worker's read deadline and write timeout (``app/serving.py``), in seconds
+    (at least 0.5; an unreadable value keeps the default)."""
+    env = os.environ if environ is None else environ
+    out = {}
+    for name, default in (("ERRATA_READ_DEADLINE_S", 10.0), ("ERRATA_SEND_TIMEOUT_S", 30.0)):
+        try:
+            out[name] = max(0.5, float(env.get(name, default)))
+        except ValueError:
+            out[name] = default
+    return out
+
+
 def normalize_database_url(url: str) -> str:
     """Map ``postgres://`` and ``postgresql://`` to the psycopg 3 driver."""
     for prefix in ("postgres://", "postgresql://"):
@@ -99,6 +166,10 @@ def load_settings(instance_path: str, environ: Mapping[str, str] | None = None) 
     maybe_set(settings, "ERRATA_CORS_ORIGINS", "ERRATA_CORS_ORIGINS", environ=environ)
     maybe_set(settings, "ERRATA_PROXY_HOPS", "ERRATA_PROXY_HOPS", int, environ=environ)
     maybe_set(settings, "RATELIMIT_STORAGE_URI", "ERRATA_RATELIMIT_STORAGE", environ=environ)
+    # Chosen storage is kept as it is; otherwise app/ratelimits.py picks one for the workers
+    # that gunicorn.conf.py says share the limits.
+    settings["ERRATA_RATELIMIT_STORAGE_CHOSEN"] = bool(env.get("ERRATA_RATELIMIT_STORAGE"))
+    maybe_set(settings, "ERRATA_WEB_WORKERS", "ERRATA_WEB_WORKERS", _count, 0, environ)
     maybe_set(settings, "RATELIMIT_ENABLED", "ERRATA_RATELIMIT_ENABLED", _bool, environ=environ)
     maybe_set(settings, "ERRATA_MATCH_RATE_LIMIT", "ERRATA_MATCH_RATE_LIMIT", environ=environ)
     maybe_set(settings, "ERRATA_SEARCH_RATE_LIMIT", "ERRATA_SEARCH_RATE_LIMIT", environ=environ)
@@ -106,4 +177,6 @@ def load_settings(instance_path: str, environ: Mapping[str, str] | None = None) 
     maybe_set(settings, "SQLALCHEMY_ECHO", "ERRATA_SQL_ECHO", _bool, environ=environ)
     for name, kind in (("ERRATA_HEAVY_CONCURRENCY", int), ("ERRATA_HEAVY_WAIT_S", float)):
         maybe_set(settings, name, name, kind, environ=environ)
+    settings.update(cache_settings(environ))
+    settings.update(schedule_settings(environ))
     return settings

@@ -9,9 +9,7 @@ count, so the service as a whole never allows more than configured.
 from __future__ import annotations
 
 import math
-import os
 import re
-from collections.abc import Mapping
 from typing import Any
 
 LIMIT_KEYS = ("ERRATA_MATCH_RATE_LIMIT", "ERRATA_SEARCH_RATE_LIMIT")
@@ -46,10 +44,10 @@ def _redis_answers(url: str) -> bool:
         return False
 
 
-def configure_limits(config: dict[str, Any], environ: Mapping[str, str] = os.environ) -> None:
+def configure_limits(config: dict[str, Any]) -> None:
     """Choose the storage and per-process limits before the limiter is bound."""
-    workers = int(environ.get("ERRATA_WEB_WORKERS", "0") or 0)
-    if workers < 1 or environ.get("ERRATA_RATELIMIT_STORAGE"):
+    workers = int(config.get("ERRATA_WEB_WORKERS") or 0)
+    if workers < 1 or config.get("ERRATA_RATELIMIT_STORAGE_CHOSEN"):
         return
     if str(config.get("RATELIMIT_STORAGE_URI", "memory://")) != "memory://":
         return

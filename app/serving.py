@@ -11,19 +11,13 @@ selects this worker.
 from __future__ import annotations
 
 import errno
-import os
 import socket
 import time
 from typing import Any
 
 from gunicorn.workers.gthread import ThreadWorker
 
-
-def _seconds(name: str, default: float) -> float:
-    try:
-        return max(0.5, float(os.environ.get(name, default)))
-    except ValueError:
-        return default
+from app.config import serving_settings
 
 
 class _DeadlineSocket:
@@ -76,8 +70,11 @@ class _DeadlineSocket:
 class DeadlineThreadWorker(ThreadWorker):
     """``gthread`` with a read deadline per request and a timeout per write."""
 
-    read_deadline = _seconds("ERRATA_READ_DEADLINE_S", 10.0)
-    send_timeout = _seconds("ERRATA_SEND_TIMEOUT_S", 30.0)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        settings = serving_settings()
+        self.read_deadline = settings["ERRATA_READ_DEADLINE_S"]
+        self.send_timeout = settings["ERRATA_SEND_TIMEOUT_S"]
 
     def handle(self, conn: Any) -> Any:
         if not isinstance(conn.sock, _DeadlineSocket):

@@ -10,7 +10,6 @@ import argparse
 import random
 import re
 import resource
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from app import create_app  # noqa: E402
 from app.corpus.catalog import get_catalog, warm  # noqa: E402
 from app.extensions import db  # noqa: E402
 from app.matching import match_error  # noqa: E402
+from bench._common import ms  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -65,9 +65,7 @@ def main() -> int:
     print(f"records {len(catalog.sites)}, index entries {len(entries)} (older wordings included)")
     print(f"catalog build at start {built:.2f} s; RSS {before:.0f} MB -> {after:.0f} MB")
     print(f"first HTTP match after start {first * 1000:.1f} ms")
-    p50 = statistics.median(times) * 1000
-    p99 = sorted(times)[int(len(times) * 0.99) - 1] * 1000
-    print(f"match_error p50 {p50:.3f} ms, p99 {p99:.3f} ms over {len(times)} messages")
+    print(f"match_error {ms(times)} over {len(times)} messages")
     print(f"self-consistency: top-1 is the instantiated record for {top1}/{len(times)}")
     return 0
 

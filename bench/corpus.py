@@ -24,18 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.drafts.records import escape_literal  # noqa: E402
-
-_CONSONANTS = "bcdfghjklmnprstvz"
-_VOWELS = "aeiou"
-
-
-def pseudo_word(n: int) -> str:
-    """Distinct pronounceable word for each n (same scheme as ``match_bench.py``)."""
-    syllables = []
-    for _ in range(4):
-        n, r = divmod(n, len(_CONSONANTS) * len(_VOWELS))
-        syllables.append(_CONSONANTS[r // len(_VOWELS)] + _VOWELS[r % len(_VOWELS)])
-    return "".join(syllables)
+from bench._common import pseudo_word  # noqa: E402
 
 
 def variant(envelope: dict, n: int) -> dict:

@@ -28,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._common import ms, timed  # noqa: E402
 from tests.matching.heldout import Case, load_cases  # noqa: E402
 
 KINDS = ("raise", "assert", "implicit", "dependency", "client")
@@ -142,7 +143,6 @@ def over_http(base: str) -> Fetch:
 
 def timing(db_url: str, cases: list[Case], rounds: int = 20) -> str:
     """Wall and CPU p50/p99 of `match_error` on the app's in-memory catalog, per paste."""
-    import statistics
     import time
 
     from app import create_app
@@ -153,25 +153,13 @@ def timing(db_url: str, cases: list[Case], rounds: int = 20) -> str:
     app = create_app({"SQLALCHEMY_DATABASE_URI": db_url, "TESTING": True})
     with app.app_context():
         index = get_catalog(db.session, str(db.engine.url)).index
-    for case in cases:  # warm: RE2 compiles candidates on first use, text search is built
-        match_error(case.text, index)
-    wall: list[float] = []
-    cpu: list[float] = []
-    for _ in range(rounds):
-        for case in cases:
-            t, c = time.perf_counter(), time.thread_time()
-            match_error(case.text, index)
-            cpu.append(time.thread_time() - c)
-            wall.append(time.perf_counter() - t)
-
-    def fmt(values: list[float]) -> str:
-        values.sort()
-        p99 = values[min(len(values) - 1, int(0.99 * len(values)))]
-        return f"p50 {statistics.median(values) * 1e3:.3f} ms, p99 {p99 * 1e3:.3f} ms"
-
+    texts = [case.text for case in cases]
+    # Warm first: RE2 compiles candidates on first use, text search is built.
+    wall = timed(lambda text: match_error(text, index), texts, rounds, warmup=True)
+    cpu = timed(lambda text: match_error(text, index), texts, rounds, clock=time.thread_time)
     return (
         f"match_error over {len(index)} records, {len(cases)} pastes x {rounds}: "
-        f"wall {fmt(wall)}; CPU {fmt(cpu)}"
+        f"wall {ms(wall)}; CPU {ms(cpu)}"
     )
 
 

@@ -32,8 +32,9 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_bench import WRK, bodies, driver_url, start_gunicorn, to_ms  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench._common import pct  # noqa: E402
+from bench.http_bench import WRK, bodies, driver_url, start_gunicorn, to_ms  # noqa: E402
 
 SEARCH_WORDS = (
     "cuda",
@@ -134,11 +135,6 @@ def probe_health(base: str, stop: float, out: list[float]) -> None:
         time.sleep(0.05)
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[int(q * (len(ordered) - 1))] if ordered else float("nan")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="DATABASE_URL of a prepared database")
@@ -168,7 +164,7 @@ def main() -> None:
             prober.start()
             mix = run_wrk(base + "/", connections, duration, f.name)
             prober.join()
-            mix["health_during_p95"] = percentile(probes, 0.95)
+            mix["health_during_p95"] = pct(probes, 0.95)
             results.append((connections, health, mix))
             print(
                 f"c={connections:<3} mix {mix['rps']:7.0f} req/s p50 {mix['p50']:7.2f} ms "

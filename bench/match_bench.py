@@ -30,9 +30,8 @@ from app.drafts.records import build_record, escape_literal, instantiate  # noqa
 from app.drafts.services import iter_sites  # noqa: E402
 from app.matching import MatchIndex, PatternEntry, match_error  # noqa: E402
 from app.matching.services import default_text_search  # noqa: E402
+from bench._common import ms, pseudo_word, timed  # noqa: E402
 
-_CONSONANTS = "bcdfghjklmnprstvz"
-_VOWELS = "aeiou"
 _VALUES: list[tuple[str, tuple[str, ...]]] = [
     (r"size|num|len|count|rank|idx|index|step|dim|bs|tp|dp|pp|port|batch|tokens?", ("8", "4096")),
     (r"path|dir|file", ("/models/llama-3-8b/config.json",)),
@@ -47,15 +46,6 @@ _VALUES: list[tuple[str, tuple[str, ...]]] = [
 class Case:
     entry: PatternEntry
     parts: tuple[Part, ...]
-
-
-def pseudo_word(n: int) -> str:
-    """Distinct pronounceable word for each n (so every variant has its own literal)."""
-    syllables = []
-    for _ in range(4):
-        n, r = divmod(n, len(_CONSONANTS) * len(_VOWELS))
-        syllables.append(_CONSONANTS[r // len(_VOWELS)] + _VOWELS[r % len(_VOWELS)])
-    return "".join(syllables)
 
 
 def value_for(name: str, rng: random.Random) -> str:
@@ -125,35 +115,6 @@ def query_text(case: Case, rng: random.Random) -> tuple[str, str]:
     return message, text
 
 
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
-
-
-def timed(fn, items) -> list[float]:
-    out = []
-    for item in items:
-        t = time.perf_counter()
-        fn(item)
-        out.append(time.perf_counter() - t)
-    return out
-
-
-def cpu_timed(fn, items) -> list[float]:
-    """Per-call CPU time of this thread: what the call costs, without waiting for a core
-    (the shared machine's load moves wall-clock figures several-fold)."""
-    out = []
-    for item in items:
-        t = time.thread_time()
-        fn(item)
-        out.append(time.thread_time() - t)
-    return out
-
-
-def ms(values: list[float]) -> str:
-    return f"p50 {statistics.median(values) * 1e3:7.3f} ms p99 {pct(values, 0.99) * 1e3:7.3f} ms"
-
-
 def run(cases: list[Case], size: int, queries: int, naive_queries: int, seed: int) -> None:
     rng = random.Random(seed)
     corpus = scale(cases, size)
@@ -161,7 +122,7 @@ def run(cases: list[Case], size: int, queries: int, naive_queries: int, seed: in
     index = MatchIndex(c.entry for c in corpus)
     build_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    default_text_search(index)  # the app injects DB full-text search; prebuild the default
+    default_text_search(index)  # the app builds it with its catalog; time it apart
     text_s = time.perf_counter() - t0
     sample = rng.sample(corpus, min(queries, len(corpus)))
     built = [(c, *query_text(c, rng)) for c in sample]
@@ -170,7 +131,7 @@ def run(cases: list[Case], size: int, queries: int, naive_queries: int, seed: in
     # Cold: each query's candidate patterns are compiled by RE2 on first use.
     cold = timed(lambda text: match_error(text, index), texts)
     warm = timed(lambda text: match_error(text, index), texts)
-    warm_cpu = cpu_timed(lambda text: match_error(text, index), texts)
+    warm_cpu = timed(lambda text: match_error(text, index), texts, clock=time.thread_time)
     search = timed(index.search, messages)
     top1 = sum(
         1

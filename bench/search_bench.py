@@ -22,7 +22,6 @@ import json
 import random
 import statistics
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -35,17 +34,9 @@ from app import create_app  # noqa: E402
 from app.extensions import db  # noqa: E402
 from app.records.queries import RecordQuery, facet_counts, find  # noqa: E402
 from app.search.text import query_terms, tokens  # noqa: E402
+from bench._common import ms, timed  # noqa: E402
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432"
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
-
-
-def ms(values: list[float]) -> str:
-    return f"p50 {statistics.median(values) * 1e3:8.2f} ms  p99 {pct(values, 0.99) * 1e3:8.2f} ms"
 
 
 def query_mix(
@@ -95,18 +86,6 @@ def query_mix(
     return out
 
 
-def timed(fn, items, rounds: int) -> list[float]:
-    for item in items:  # warm up (page cache, statement cache)
-        fn(item)
-    out = []
-    for _ in range(rounds):
-        for item in items:
-            t = time.perf_counter()
-            fn(item)
-            out.append(time.perf_counter() - t)
-    return out
-
-
 def bench(name: str, url: str, args: argparse.Namespace, dump: dict[str, Any]) -> None:
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     with app.app_context():
@@ -132,29 +111,32 @@ def bench(name: str, url: str, args: argparse.Namespace, dump: dict[str, Any]) -
             ).all()
             session.rollback()
 
-        like = timed(run_like, mix, args.rounds)
+        like = timed(run_like, mix, args.rounds, warmup=True)
         l50 = statistics.median(like)
-        everything = timed(run_find, mix, args.rounds)
-        print(f"  LIKE scan (baseline)  {ms(like)}")
+        everything = timed(run_find, mix, args.rounds, warmup=True)
+        print(f"  LIKE scan (baseline)  {ms(like, 2)}")
         print(
-            f"  find, all queries     {ms(everything)}   "
+            f"  find, all queries     {ms(everything, 2)}   "
             f"p50 / LIKE p50 {statistics.median(everything) / l50:6.3f}"
         )
         kinds = [k for k, _ in mix] * args.rounds
         for kind in dict.fromkeys(kinds):
             t = [s for k, s in zip(kinds, everything, strict=True) if k == kind]
-            print(f"    {kind:<15} {ms(t)}   ({len(t) // args.rounds} q)")
+            print(f"    {kind:<15} {ms(t, 2)}   ({len(t) // args.rounds} q)")
         facet_items = mix[:: max(1, len(mix) // args.facet_queries)]
         facets = timed(
-            lambda item: (facet_counts(session, item[1]), session.rollback()), facet_items, 1
+            lambda item: (facet_counts(session, item[1]), session.rollback()),
+            facet_items,
+            warmup=True,
         )
-        print(f"  facet_counts only     {ms(facets)}   ({len(facet_items)} q)")
+        print(f"  facet_counts only     {ms(facets, 2)}   ({len(facet_items)} q)")
         browse = timed(
             lambda item: (find(session, RecordQuery(filters=item[1].filters)), session.rollback()),
             [m for m in mix if m[1].filters][:20],
             args.rounds,
+            warmup=True,
         )
-        print(f"  no query, facet only  {ms(browse)}")
+        print(f"  no query, facet only  {ms(browse, 2)}")
         out = {}
         for kind, q in mix:
             r = find(session, q)

@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._common import pct  # noqa: E402
 from tests.hostile.server import gunicorn, prepare_db, probe, trickle  # noqa: E402
 
 COSTLY = r"[ab]*a(?:[ab]{90}){9}c"
@@ -59,9 +60,9 @@ def stats(name: str, latencies: list[float | None]) -> None:
     if not done:
         print(f"{name:<34} every probe failed ({failed})")
         return
-    p = lambda q: done[int(q * (len(done) - 1))]  # noqa: E731
     print(
-        f"{name:<34} n={len(latencies):4d} p50 {p(0.5):7.1f} ms  p95 {p(0.95):7.1f} ms  "
+        f"{name:<34} n={len(latencies):4d} p50 {pct(done, 0.5):7.1f} ms  "
+        f"p95 {pct(done, 0.95):7.1f} ms  "
         f"max {done[-1]:7.1f} ms  failed {failed}"
     )
 
@@ -120,11 +121,10 @@ def main() -> None:
             for t in pasters:
                 t.join()
             if answered:
-                answered.sort()
                 print(
                     f"{'  their match answers':<34} n={len(answered):4d} "
-                    f"p50 {answered[len(answered) // 2] * 1000:7.1f} ms  "
-                    f"max {answered[-1] * 1000:7.1f} ms"
+                    f"p50 {pct(answered, 0.5) * 1000:7.1f} ms  "
+                    f"max {max(answered) * 1000:7.1f} ms"
                 )
 
 

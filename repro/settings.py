@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 TASK_NAME = "errata.run_harness_job"  # the one task a harness worker runs
@@ -32,12 +34,27 @@ class WorkerSettings:
         )
 
 
-# Every environment variable a worker reads (the README configuration table lists them).
+def env_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where harness environments are built: ``ERRATA_ENV_DIR``, else ``~/.cache/errata/envs``.
+    Read when asked (the runner, ``repro.envs.build``), not at import time."""
+    configured = (os.environ if environ is None else environ).get("ERRATA_ENV_DIR")
+    return Path(configured) if configured else Path.home() / ".cache" / "errata" / "envs"
+
+
+def sweep_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The sweep's resumable cache (``python -m repro.explore``): ``sweep/`` under
+    ``ERRATA_ENV_DIR`` when it is set, else ``~/.cache/errata/sweep``."""
+    configured = (os.environ if environ is None else environ).get("ERRATA_ENV_DIR")
+    return (Path(configured) if configured else Path.home() / ".cache" / "errata") / "sweep"
+
+
+# Every environment variable the worker side reads (the README configuration table lists them).
 ENV_VARS = (
     "ERRATA_BROKER_URL",
     "ERRATA_API_URL",
     "ERRATA_WORKER_TOKEN",
     "ERRATA_VISIBILITY_TIMEOUT",
+    "ERRATA_ENV_DIR",
 )
 
 

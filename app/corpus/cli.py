@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 
 from app.corpus.build import build_corpus
@@ -38,7 +39,7 @@ def build_command(pins: Path, only: tuple[str, ...], no_load: bool, force: bool)
         pinned = load_pins(pins, only)
     except PinError as exc:
         raise click.ClickException(str(exc)) from None
-    cache = cache_dir()
+    cache = cache_dir(current_app.config)
     with click.progressbar(
         length=len(pinned.releases), label="drafting releases", file=sys.stderr
     ) as bar:

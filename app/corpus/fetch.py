@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from app.config import cache_settings
 from app.corpus.pins import Release
-
-DEFAULT_CACHE = Path.home() / ".cache" / "errata"
 
 
 class FetchError(RuntimeError):
     """A wheel could not be downloaded or does not match its pinned hash."""
 
 
-def cache_dir() -> Path:
-    """`ERRATA_CACHE_DIR`, or `~/.cache/errata`: wheels and built corpora live under it."""
-    return Path(os.environ.get("ERRATA_CACHE_DIR") or DEFAULT_CACHE)
+def cache_dir(config: Mapping[str, Any] | None = None) -> Path:
+    """`ERRATA_CACHE_DIR` of ``config`` (the app's), else of the environment (default
+    `~/.cache/errata`): wheels and built corpora live under it."""
+    settings = cache_settings() if config is None else config
+    return Path(settings["ERRATA_CACHE_DIR"])
 
 
 def file_sha256(path: Path) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import socket
 
 import click
@@ -11,7 +10,6 @@ from flask import current_app
 
 from app.extensions import db
 from app.jobs import services as jobs
-from app.jobs.schedule import nightly_platforms
 from app.records.cli import require_schema
 from app.repro.cli import repro_cli, run_here
 from app.repro.models import DONE, QUEUED
@@ -35,7 +33,7 @@ from repro.vocabulary import PLATFORMS
 def nightly_command(local: bool, platforms: tuple[str, ...], repeats: int) -> None:
     """Enqueue tonight's jobs: one per harnessed record x platform (as the schedule does)."""
     require_schema()
-    chosen = list(platforms) or nightly_platforms(os.environ)
+    chosen = list(platforms) or current_app.config["ERRATA_NIGHTLY_PLATFORMS"]
     night = dt.datetime.now(dt.UTC).date()
     batch = jobs.plan_nightly(db.session, night, chosen)
     db.session.commit()

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 from typing import Any
 
 from flask import Flask
 
 from app.jobs import services
 from app.jobs.broker import celery_app
-from app.jobs.schedule import nightly_hour, nightly_platforms
 from app.repro import services as repro_services
 
 _flask_app: Flask | None = None
@@ -65,9 +63,10 @@ def run_nightly(
     autoretry_for=(OSError,),
 )
 def nightly(catch_up: bool = False) -> dict[str, Any]:
+    config = flask_app().config
     return run_nightly(
         dt.datetime.now(dt.UTC),
-        nightly_platforms(os.environ),
+        config["ERRATA_NIGHTLY_PLATFORMS"],
         catch_up,
-        nightly_hour(os.environ),
+        config["ERRATA_NIGHTLY_HOUR"],
     )

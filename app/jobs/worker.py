@@ -10,11 +10,11 @@ on first use.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from celery import Celery
 
+from app.config import schedule_settings
 from app.jobs import tasks
 from app.jobs.broker import celery_app
 from app.jobs.schedule import beat_schedule
@@ -25,4 +25,4 @@ __all__ = ["celery_app", "run_harness_job", "tasks"]
 
 @celery_app.on_configure.connect
 def _schedule(sender: Celery, **_: Any) -> None:
-    sender.conf.beat_schedule = beat_schedule(os.environ)
+    sender.conf.beat_schedule = beat_schedule(schedule_settings())

@@ -14,6 +14,7 @@ from app.records.cli import require_schema
 from app.repro import services
 from app.repro.models import DONE, ReproRun
 from repro.harnesses import LINKS_FILE, load_links
+from repro.runner import run_harness
 from repro.vocabulary import PLATFORM_LABELS, PLATFORMS
 
 repro_cli = AppGroup("repro", help="Run records' reproducer harnesses.")
@@ -25,7 +26,7 @@ def run_here(run: ReproRun, repeats: int, timeout: float, worker: str) -> None:
     services.start(db.session, run, worker)
     db.session.commit()
     payload = services.payload_for(db.session, run, repeats)
-    report = services.execute(run.harness, run.env, payload, timeout)
+    report = run_harness(run.harness, run.env, payload, timeout_s=timeout)
     services.record_report(db.session, run, report, worker)
     db.session.commit()
 

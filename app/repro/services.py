@@ -21,7 +21,7 @@ from app.repro.models import DONE, FAILED, INVALID, RUNNING, HarnessLink, ReproL
 from app.repro.reports import safe_fixes
 from repro.harnesses import HARNESSES, harness_by_rule
 from repro.paths import scrub
-from repro.runner import COMPLETED, ENV_MISSING, TIMEOUT, run_harness
+from repro.runner import COMPLETED, ENV_MISSING, TIMEOUT
 from repro.vocabulary import PLATFORM_LABELS, FixOutcome, Platform, TriggerOutcome
 from repro.worker import HARD_TIME_LIMIT_S
 
@@ -127,13 +127,6 @@ def payload_for(session: DbSession, run: ReproRun, repeats: int) -> dict[str, An
         "record": record_to_dict(row),
         "options": {"platform": run.platform, "repeats": repeats, "scenario_timeout_s": 60.0},
     }
-
-
-def execute(
-    harness: str, env: str, payload: dict[str, Any], timeout_s: float = 600.0
-) -> dict[str, Any]:
-    """Run the harness in its environment (a subprocess); returns the runner's report."""
-    return run_harness(harness, env, payload, timeout_s=timeout_s)
 
 
 def _fix_summary(fix: dict[str, Any]) -> dict[str, Any]:

@@ -9,9 +9,10 @@ reuses it.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from repro.settings import env_dir
 
 ENVS_SOURCE_DIR = Path(__file__).resolve().parent
 MARKER_NAME = ".errata-env-ok"
@@ -67,11 +68,8 @@ class EnvSpec:
 
 
 def env_root() -> Path:
-    """Where built environments live; ``ERRATA_ENV_DIR`` overrides the default."""
-    configured = os.environ.get("ERRATA_ENV_DIR")
-    if configured:
-        return Path(configured)
-    return Path.home() / ".cache" / "errata" / "envs"
+    """Where built environments live (``repro.settings.env_dir``)."""
+    return env_dir()
 
 
 def spec_for(name: str) -> EnvSpec:
@@ -88,10 +86,6 @@ def known_envs() -> list[str]:
 def env_path(name: str) -> Path:
     spec = spec_for(name)
     return env_root() / f"{name}-{spec.digest()}"
-
-
-def is_built(name: str) -> bool:
-    return (env_path(name) / MARKER_NAME).is_file()
 
 
 def python_for(name: str) -> Path:

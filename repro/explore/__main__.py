@@ -8,7 +8,6 @@ what is not cached; a new release or changed harness code starts a new cache.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,11 +15,11 @@ from pathlib import Path
 from repro.envs import EnvMissingError, python_for
 from repro.harnesses._models import MODEL_CONFIGS_DIR, available
 from repro.runner import REPO_ROOT, _child_env
+from repro.settings import sweep_cache_dir
 
 ENV = "sglang-0.5.23"
 PRIMARY_MODEL = "qwen__Qwen2.5-7B"
 DEFAULT_OUT = REPO_ROOT / "data" / "repro-sweep" / f"{ENV}.json"
-DEFAULT_CACHE = Path(os.environ.get("ERRATA_ENV_DIR", Path.home() / ".cache/errata")) / "sweep"
 
 
 def default_models() -> list[str]:
@@ -31,7 +30,12 @@ def default_models() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m repro.explore", description=__doc__)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="default: sweep/ under ERRATA_ENV_DIR, else ~/.cache/errata/sweep",
+    )
     parser.add_argument("--budget-min", type=float, default=50.0, help="wall-clock budget")
     parser.add_argument("--workers", type=int, default=2, help="forked scenarios in flight")
     parser.add_argument("--platforms", default="hopper,blackwell,ampere,mi300,cpu")
@@ -40,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flags", default="", help="explore only these flags (comma list)")
     parser.add_argument("--max-sites", type=int, default=0, help="finish at most N sites")
     args = parser.parse_args(argv)
+    args.cache_dir = args.cache_dir or sweep_cache_dir()
     try:
         python = python_for(ENV)
     except EnvMissingError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 BACKEND_FLAG = "--attention-backend"
@@ -39,10 +39,6 @@ class Scenario:
     backend: str  # the requested backend, or "auto" when the flag is absent
     source: str
     command: str = ""
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def split_example_fix(text: str) -> dict[str, list[str]]:

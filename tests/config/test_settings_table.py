@@ -7,9 +7,8 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from app.config import load_settings
-from app.jobs.schedule import beat_schedule, nightly_platforms
-from repro.settings import WorkerSettings
+from app.config import cache_settings, load_settings, schedule_settings, serving_settings
+from repro.settings import WorkerSettings, env_dir
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.unit
@@ -43,9 +42,11 @@ class Recording(Mapping[str, str]):
 def _read_by_loaders(tmp_path) -> set[str]:
     env = Recording()
     load_settings(str(tmp_path), env)
+    schedule_settings(env)  # the scheduler's (it builds no app)
+    cache_settings(env)  # the tests' and benchmarks' wheel cache
+    serving_settings(env)  # the gunicorn worker's
     WorkerSettings.from_env(env)
-    beat_schedule(env)
-    nightly_platforms(env)
+    env_dir(env)
     return env.asked
 
 

@@ -15,7 +15,6 @@ import os
 import secrets
 import shutil
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -25,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import free_port
+from tests.helpers import free_port, in_ci, require_service, wait_for
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -76,7 +75,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     reason = docker_unavailable()
     if reason is None:
         return
-    if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+    if in_ci():
         return  # docker_compose_command fails them instead
     skip = pytest.mark.skip(reason=f"compose stack not started: {reason}")
     for item in ours:
@@ -108,9 +107,7 @@ def stack_environment() -> Iterator[dict[str, str]]:
 @pytest.fixture(scope="session")
 def docker_compose_command() -> str:
     """The first fixture of the stack: under CI a missing engine fails here (not skipped)."""
-    reason = docker_unavailable()
-    if reason is not None:
-        pytest.fail(f"CI=true and the compose stack cannot run: {reason}")
+    require_service("Docker", docker_unavailable)
     return compose_command() or "docker compose"
 
 
@@ -193,14 +190,12 @@ class ComposeStack:
         return tokens[-1].strip()
 
     def wait_for(self, check: Callable[[], Any], timeout_s: float, what: str) -> Any:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            value = check()
-            if value:
-                return value
-            time.sleep(2)
-        logs = self.compose("logs --no-color --tail 60 worker gpu-worker-cpu migrate web")
-        raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}\n{logs}")
+        """``tests.helpers.wait_for``, with the services' last log lines on a timeout."""
+        try:
+            return wait_for(check, timeout_s, what, every_s=2)
+        except AssertionError as exc:
+            logs = self.compose("logs --no-color --tail 60 worker gpu-worker-cpu migrate web")
+            raise AssertionError(f"{exc}\n{logs}") from None
 
 
 def _ready(url: str) -> bool:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 SHA = "0132848349585cfe6aae51c4941cbae872505f8a"
 
 

@@ -25,7 +25,7 @@ from werkzeug.serving import make_server
 from app import create_app
 from app.extensions import db
 from tests.conftest import SEED_FILE, migrate_up
-from tests.helpers import executable_probe, free_port, require_service, root_probe
+from tests.helpers import executable_probe, free_port, require_service, root_probe, wait_for
 
 # PostgreSQL and Redis on loopback; root and mount for the disk faults.
 pytestmark = pytest.mark.integration
@@ -153,10 +153,12 @@ def test_postgres_restart_gives_503_then_recovers_and_loses_nothing(private_pg, 
         time.sleep(1.0)
         down = _status(f"{base}/api/v1/records/{SEED}")
         private_pg.start()
-        deadline = time.monotonic() + 30
-        while _status(f"{base}/api/v1/records/{SEED}") != 200:
-            assert time.monotonic() < deadline, "the service did not recover by itself"
-            time.sleep(0.2)
+        wait_for(
+            lambda: _status(f"{base}/api/v1/records/{SEED}") == 200,
+            30,
+            "the service to recover by itself",
+            every_s=0.2,
+        )
         time.sleep(0.5)
     finally:
         stop.set()

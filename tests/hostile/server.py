@@ -13,14 +13,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.helpers import free_port, wait_for
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def prepare_db(path: Path, env: Mapping[str, str]) -> str:
@@ -57,17 +53,18 @@ def gunicorn(db_url: str, tmp: Path, **env: str) -> Iterator[str]:
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        try:
+            urllib.request.urlopen(base + "/api/v1/health", timeout=1).read()
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError((tmp / f"gunicorn-{port}.log").read_text()) from None
+            return False
+        return True
+
     try:
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(base + "/api/v1/health", timeout=1).read()
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    raise RuntimeError((tmp / f"gunicorn-{port}.log").read_text()) from None
-                time.sleep(0.2)
-        else:
-            raise RuntimeError("gunicorn did not answer within 30 s")
+        wait_for(answers, 30, "gunicorn to answer health", every_s=0.2)
         yield base
     finally:
         proc.terminate()

@@ -14,6 +14,8 @@ from app.records.schemas import RECORD_FIELDS
 from tests.hostile.conftest import HOSTILE, assert_problem, row_counts, snapshot
 from tests.hostile.strategies import deep, dumps, json_values
 
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 MATCH_BODIES = {
     "deep-list": deep(200_000),
     "deep-object": deep(20_000, "object"),

@@ -10,6 +10,8 @@ import pytest
 
 from tests.hostile.conftest import assert_problem, row_counts, write_lines
 
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 CATASTROPHIC = [
     r"(a+)+$",
     r"(a*)*b",

@@ -20,6 +20,8 @@ from app.records.schemas import RECORD_FIELDS
 from tests.hostile.conftest import HOSTILE, row_counts, write_lines
 from tests.hostile.strategies import deep, dumps, json_values
 
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 REPORTED = re.compile(r"^(?P<src>[^\n]+):(?P<line>\d+): (?P<field>[^\n]+): (?P<reason>.+)$")
 FIELDS = [*RECORD_FIELDS, "__envelope.datasetVersion", "__envelope.draft", "__envelope.extra"]
 

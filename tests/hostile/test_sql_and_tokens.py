@@ -11,6 +11,8 @@ import pytest
 
 from tests.hostile.conftest import make_token, snapshot
 
+pytestmark = pytest.mark.unit  # besides the database backend, no service
+
 META = [
     "'",
     '"',

@@ -192,6 +192,17 @@ def test_nightly_catches_up_after_the_broker_was_down(linked, runner, client, br
     assert len(runs) == 2 and {r["status"] for r in runs} == {"queued"}
 
 
+def test_nightly_without_platforms_uses_the_configured_ones(linked, runner, client, broker):
+    _, url = broker
+    linked.config["ERRATA_BROKER_URL"] = url
+    linked.config["ERRATA_NIGHTLY_PLATFORMS"] = ["hopper"]  # as ERRATA_NIGHTLY_PLATFORMS=hopper
+    result = runner.invoke(args=["repro", "nightly"])
+    assert result.exit_code == 0, result.output
+    assert "1 new job(s)" in result.output
+    runs = client.get("/api/v1/runs").get_json()["items"]
+    assert [r["platform"] for r in runs] == ["hopper"]
+
+
 def test_runs_pages_render(linked, client):
     assert client.get("/runs").status_code == 200
     assert client.get("/runs?status=bogus").status_code == 200

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from repro.runner import COMPLETED, ENV_MISSING, HARNESS_ERROR, TIMEOUT, run_harness
+from tests.helpers import wait_for
 
 pytestmark = pytest.mark.unit
 
@@ -62,11 +62,7 @@ def test_hung_harness_times_out_and_its_whole_group_is_killed(fakes_dir, tmp_pat
     report = _run(fakes_dir, "fake_hang", timeout_s=3, extra_env={"FAKE_PID_FILE": str(pid_file)})
     assert report["outcome"] == TIMEOUT
     grandchild = int(pid_file.read_text())
-    for _ in range(50):
-        if not _alive(grandchild):
-            break
-        time.sleep(0.1)
-    assert not _alive(grandchild), "the harness's own child survived the timeout"
+    wait_for(lambda: not _alive(grandchild), 5, "the harness's own child to die", every_s=0.1)
 
 
 def _alive(pid: int) -> bool:

@@ -8,6 +8,8 @@ import pytest
 
 from tests.conftest import import_envelopes
 
+pytestmark = pytest.mark.unit  # the tests that run sglang add its marker
+
 SEED = "1760fbb64ae487e4"
 
 

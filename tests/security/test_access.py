@@ -13,6 +13,8 @@ from app import create_app
 from app.extensions import db, limiter
 from app.records.models import Record, RecordVersion
 
+pytestmark = pytest.mark.unit  # rate limits in memory; besides the database, no service
+
 SEED = "1760fbb64ae487e4"
 
 

@@ -1,0 +1,46 @@
+"""The nightly schedule comes from the settings loader, validated there."""
+
+from __future__ import annotations
+
+import pytest
+from celery.schedules import crontab
+
+from app.config import schedule_settings
+from app.jobs.schedule import beat_schedule
+
+pytestmark = pytest.mark.unit
+
+
+def test_defaults_are_two_oclock_blackwell_and_hopper_every_15_minutes():
+    settings = schedule_settings({})
+    assert settings == {
+        "ERRATA_NIGHTLY_HOUR": 2,
+        "ERRATA_NIGHTLY_PLATFORMS": ["blackwell", "hopper"],
+        "ERRATA_CATCH_UP_MINUTES": 15,
+    }
+    schedule = beat_schedule(settings)
+    assert schedule["nightly-repro"]["schedule"] == crontab(hour="2", minute="0")
+    assert schedule["nightly-catch-up"]["schedule"] == crontab(minute="*/15")
+
+
+def test_environment_sets_hour_platforms_and_catch_up():
+    settings = schedule_settings(
+        {
+            "ERRATA_NIGHTLY_HOUR": "0",
+            "ERRATA_NIGHTLY_PLATFORMS": " cpu, ,hopper ",
+            "ERRATA_CATCH_UP_MINUTES": "1",
+        }
+    )
+    assert settings["ERRATA_NIGHTLY_PLATFORMS"] == ["cpu", "hopper"]
+    schedule = beat_schedule(settings)
+    assert schedule["nightly-repro"]["schedule"] == crontab(hour="0", minute="0")
+    assert schedule["nightly-catch-up"]["schedule"] == crontab(minute="*/1")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("ERRATA_NIGHTLY_HOUR", "24"), ("ERRATA_CATCH_UP_MINUTES", "0"), ("ERRATA_NIGHTLY_HOUR", "x")],
+)
+def test_a_bad_value_stops_the_loader(name, value):
+    with pytest.raises(ValueError):
+        schedule_settings({name: value})
