@@ -22,14 +22,16 @@ require_worker_settings() {
     fi
 }
 
-# Keep the token in ERRATA_WORKER_TOKEN_FILE valid: reuse it while `flask tokens list`
-# shows it active, otherwise (first start, database reset, token revoked) make a new one.
-ensure_worker_token() {
-    file="${ERRATA_WORKER_TOKEN_FILE:-}"
+# Keep a worker token file valid: reuse its token while `flask tokens list` shows it
+# active with the right scope, otherwise (first start, database reset, token revoked) make
+# a new one. ensure_token FILE NAME SCOPE [--gpu]; SCOPE as the list shows it.
+ensure_token() {
+    file="$1" name="$2" listed="$3"
+    shift 3
     [ -n "$file" ] || return 0
     if [ -s "$file" ]; then
         prefix="$(cut -c1-13 "$file")"
-        if flask tokens list | awk -F '\t' '$5 == "active" && $3 == "worker" { print $2 }' \
+        if flask tokens list | awk -F '\t' -v s="$listed" '$5 == "active" && $3 == s { print $2 }' \
             | grep -q "^${prefix}"; then
             say "worker token in $file is active; kept"
             return 0
@@ -37,10 +39,17 @@ ensure_worker_token() {
         say "worker token in $file is not active here; creating a new one"
     fi
     umask 077
-    flask tokens create --name "${ERRATA_WORKER_TOKEN_NAME:-compose-worker}" --scope worker \
-        >"$file.new"
+    flask tokens create --name "$name" --scope worker "$@" >"$file.new"
     mv "$file.new" "$file"
     say "worker token written to $file"
+}
+
+# The CPU workers' token, and the GPU workers' (registered with --gpu: only those may
+# report runs on real hardware).
+ensure_worker_tokens() {
+    ensure_token "${ERRATA_WORKER_TOKEN_FILE:-}" "${ERRATA_WORKER_TOKEN_NAME:-compose-worker}" worker
+    ensure_token "${ERRATA_GPU_WORKER_TOKEN_FILE:-}" \
+        "${ERRATA_GPU_WORKER_TOKEN_NAME:-compose-gpu-worker}" worker+gpu --gpu
 }
 
 role="${1:-web}"
@@ -54,7 +63,7 @@ migrate)
     # shellcheck disable=SC2086 # the glob is meant to expand
     flask records import ${ERRATA_IMPORT_FILES:-data/records/*.jsonl}
     flask repro links
-    ensure_worker_token
+    ensure_worker_tokens
     ;;
 worker)
     require_worker_settings

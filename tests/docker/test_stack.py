@@ -44,7 +44,9 @@ def test_enqueueing_needs_a_write_token(stack):
     assert status == 401, body
 
 
-def test_a_queued_run_is_taken_by_the_worker_and_its_result_is_visible(stack, write_token):
+def test_a_queued_run_is_taken_by_the_worker_and_its_result_is_visible(
+    stack, write_token, admin_token
+):
     status, queued = stack.request(
         "POST", f"/api/v1/records/{SEED}/runs", {"platform": "blackwell"}, write_token
     )
@@ -52,7 +54,7 @@ def test_a_queued_run_is_taken_by_the_worker_and_its_result_is_visible(stack, wr
     assert queued["status"] == "queued"
     job_id = queued["jobId"]
 
-    run = stack.wait_for(finished_run(stack, job_id), RUN_TIMEOUT_S, f"job {job_id}")
+    run = stack.wait_for(finished_run(stack, job_id, admin_token), RUN_TIMEOUT_S, f"job {job_id}")
     summary = {k: run[k] for k in ("status", "worker", "runOutcome", "message", "attempts")}
     assert run["status"] == "done", summary
     assert run["worker"].startswith("cpu@"), run
@@ -63,12 +65,14 @@ def test_a_queued_run_is_taken_by_the_worker_and_its_result_is_visible(stack, wr
     assert job_id in {r["jobId"] for r in listed}
 
 
-def test_flask_repro_nightly_sends_through_the_broker_to_the_cpu_worker(stack):
+def test_flask_repro_nightly_sends_through_the_broker_to_the_cpu_worker(stack, admin_token):
     output = stack.compose("exec -T web flask repro nightly --platform hopper --repeats 1")
     job_id = f"nightly-{dt.datetime.now(dt.UTC):%Y%m%d}-{SEED}-hopper"
     assert f"{job_id}: queued" in output, output
 
-    run = stack.wait_for(finished_run(stack, job_id), RUN_TIMEOUT_S, f"nightly job {job_id}")
+    run = stack.wait_for(
+        finished_run(stack, job_id, admin_token), RUN_TIMEOUT_S, f"nightly job {job_id}"
+    )
     summary = {k: run[k] for k in ("status", "worker", "runOutcome", "message", "attempts")}
     assert run["status"] == "done", summary
     assert run["worker"].startswith("cpu@"), run
@@ -84,14 +88,17 @@ def test_the_scheduler_sent_tonights_batch(stack):
     assert run["origin"] == "nightly", run
 
 
-def test_a_real_platform_job_is_taken_by_the_gpu_worker_image(stack, write_token):
+def test_a_real_platform_job_is_taken_by_the_gpu_worker_image(stack, write_token, admin_token):
     """The gpu-worker image (CPU variant) takes the `gpu` queue, runs the harness in its
-    env and reports; with no CUDA device the harness refuses, and that is what is stored."""
+    env and reports with the GPU worker token `migrate` registered (`--gpu`); with no CUDA
+    device the harness refuses, and that is what is stored."""
     status, queued = stack.request(
         "POST", f"/api/v1/records/{SEED}/runs", {"platform": "real"}, write_token
     )
     assert status == 202, queued
-    run = stack.wait_for(finished_run(stack, queued["jobId"]), RUN_TIMEOUT_S, "the real job")
+    run = stack.wait_for(
+        finished_run(stack, queued["jobId"], admin_token), RUN_TIMEOUT_S, "the real job"
+    )
     summary = {k: run[k] for k in ("status", "worker", "runOutcome", "message", "attempts")}
     assert run["worker"].startswith("gpu@"), summary
     assert run["status"] == "failed", summary
