@@ -75,9 +75,12 @@ class ResultClient:
                 with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                     return dict(json.loads(response.read() or b"{}"))
             except urllib.error.HTTPError as exc:
-                if exc.code < 500:
-                    raise RefusedError(f"{path}: HTTP {exc.code}: {exc.read()[:300]!r}") from exc
-                last = exc
+                with exc:  # it holds the response's socket
+                    if exc.code < 500:
+                        raise RefusedError(
+                            f"{path}: HTTP {exc.code}: {exc.read()[:300]!r}"
+                        ) from None
+                    last = OSError(f"HTTP {exc.code}")
             except (urllib.error.URLError, OSError, ValueError) as exc:
                 last = exc
             time.sleep(min(2**attempt, 30))

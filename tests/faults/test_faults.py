@@ -112,7 +112,8 @@ def _status(url: str, data: bytes | None = None, headers: dict[str, str] | None 
         with urllib.request.urlopen(request, timeout=10) as response:
             return int(response.status)
     except urllib.error.HTTPError as exc:
-        return int(exc.code)
+        with exc:  # it holds the response's socket
+            return int(exc.code)
 
 
 @pytest.mark.integration
