@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Flask
 
-from app.config import load_settings
+from app.config import SettingsError, load_settings
 from app.extensions import db, limiter, migrate
 from app.ratelimits import configure_limits
 from app.security import JSONProvider
@@ -17,7 +17,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: defaults, then the environment, then ``test_config``."""
     app = Flask(__name__, instance_relative_config=True)
     os.makedirs(app.instance_path, exist_ok=True)
-    app.config.from_mapping(load_settings(app.instance_path))
+    try:
+        app.config.from_mapping(load_settings(app.instance_path))
+    except SettingsError as exc:  # a clear line for `flask ...` and gunicorn, no traceback
+        raise SystemExit(f"errata: bad setting: {exc}") from None
     if test_config is not None:
         app.config.from_mapping(test_config)
 

@@ -13,6 +13,10 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+class SettingsError(ValueError):
+    """An environment variable's value the loader cannot use; the message names it."""
+
+
 def _bool(value: str) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
@@ -29,7 +33,10 @@ def maybe_set(
     env = os.environ if environ is None else environ
     if envvar in env:
         raw = env[envvar]
-        settings[name] = coercer(raw) if coercer is not None else raw
+        try:
+            settings[name] = coercer(raw) if coercer is not None else raw
+        except ValueError as exc:
+            raise SettingsError(f"{envvar}={raw!r}: {exc}") from None
     elif default is not None:
         settings[name] = default
 
@@ -41,14 +48,14 @@ def _count(value: str) -> int:
 def _nightly_hour(value: str) -> int:
     hour = int(value)
     if not 0 <= hour <= 23:
-        raise ValueError("ERRATA_NIGHTLY_HOUR must be 0-23 (UTC)")
+        raise ValueError("must be an hour 0-23 (UTC)")
     return hour
 
 
 def _catch_up_minutes(value: str) -> int:
     minutes = int(value)
     if not 1 <= minutes <= 59:
-        raise ValueError("ERRATA_CATCH_UP_MINUTES must be 1-59")
+        raise ValueError("must be 1-59 (minutes)")
     return minutes
 
 

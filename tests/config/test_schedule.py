@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from celery.schedules import crontab
 
-from app.config import schedule_settings
+from app.config import SettingsError, schedule_settings
 from app.jobs.schedule import beat_schedule
 
 pytestmark = pytest.mark.unit
@@ -42,5 +46,22 @@ def test_environment_sets_hour_platforms_and_catch_up():
     [("ERRATA_NIGHTLY_HOUR", "24"), ("ERRATA_CATCH_UP_MINUTES", "0"), ("ERRATA_NIGHTLY_HOUR", "x")],
 )
 def test_a_bad_value_stops_the_loader(name, value):
-    with pytest.raises(ValueError):
+    with pytest.raises(SettingsError, match=f"^{name}='{value}': "):
         schedule_settings({name: value})
+
+
+def test_a_bad_setting_is_one_clear_line_from_the_cli_not_a_traceback(tmp_path):
+    env = {**os.environ, "ERRATA_NIGHTLY_HOUR": "25", "FLASK_APP": "app:create_app"}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'x.db'}"
+    done = subprocess.run(
+        [sys.executable, "-m", "flask", "records", "export", "-o", str(tmp_path / "out.jsonl")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert (
+        done.stderr.strip()
+        == "errata: bad setting: ERRATA_NIGHTLY_HOUR='25': must be an hour 0-23 (UTC)"
+    )
