@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from app.repro.models import ReproRun
 from repro.runner import COMPLETED, ENV_MISSING, HARNESS_ERROR, TIMEOUT
+from repro.vocabulary import Platform as PlatformName
 
 Text = Annotated[str, StringConstraints(max_length=20_000, pattern=r"^[^\x00]*$")]
 Name = Annotated[str, StringConstraints(max_length=500, pattern=r"^[^\x00]*$")]
@@ -199,9 +200,13 @@ def authorize(run: ReproRun, token: WorkerToken, secret: str) -> None:
 
 
 def check_claims(run: ReproRun, token: WorkerToken, report: RunnerReport) -> None:
-    """Real hardware only from GPU worker tokens; the platform must be the job's."""
+    """Real GPU hardware only from GPU worker tokens; the platform must be the job's.
+
+    A `cpu` run is not simulated and not a GPU either: any worker may report it."""
     platform = report.result.platform if report.result is not None else None
-    claims_real = run.platform == "real" or (platform is not None and not platform.simulated)
+    claims_real = run.platform == PlatformName.REAL or (
+        platform is not None and not platform.simulated and platform.name != PlatformName.CPU
+    )
     if claims_real and not token.gpu and token.scope != "admin":
         raise Forbidden("only a token registered as a GPU worker may report real hardware")
     if platform is not None and platform.name != run.platform:

@@ -147,6 +147,13 @@ def test_real_hardware_is_accepted_only_from_gpu_worker_tokens(linked, runner, c
     assert stored.status_code == 200 and stored.get_json()["stored"] is True
 
 
+def test_a_cpu_run_is_not_real_gpu_hardware_any_worker_may_report_it(linked, client, runner):
+    plain = make_token(runner, "worker", "cpu-worker")
+    job_id, secret = dispatched(linked, "cpu")
+    ok = post(client, job_id, "result", plain, {"secret": secret, "report": report("cpu", False)})
+    assert ok.status_code == 200 and ok.get_json()["stored"] is True
+
+
 BAD_REPORTS = [
     {
         "outcome": "COMPLETED",
