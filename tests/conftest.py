@@ -3,7 +3,8 @@
 Database tests run on SQLite and on PostgreSQL. PostgreSQL gets a throwaway database per
 run, created here and dropped at the end; ``test``, ``postgres`` and ``root`` are never
 dropped. Without a reachable server the PostgreSQL tests fail in CI (``CI=true``) and skip
-with the reason elsewhere.
+with the reason elsewhere. Each test runs in a transaction that is rolled back afterwards;
+a test marked ``committed`` (another app or server reads its rows) has every row deleted.
 """
 
 from __future__ import annotations
