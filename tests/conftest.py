@@ -3,7 +3,8 @@
 Database tests run on SQLite and on PostgreSQL. PostgreSQL gets a throwaway database per
 run, created here and dropped at the end; ``test``, ``postgres`` and ``root`` are never
 dropped. Without a reachable server the PostgreSQL tests fail in CI (``CI=true``) and skip
-with the reason elsewhere.
+with the reason elsewhere. Each test runs in a transaction that is rolled back afterwards;
+a test marked ``committed`` (another app or server reads its rows) has every row deleted.
 """
 
 from __future__ import annotations
@@ -14,14 +15,17 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from flask import Flask
+from flask import Flask, current_app, has_app_context
 from flask.testing import FlaskClient, FlaskCliRunner
-from sqlalchemy import text
+from flask_sqlalchemy import SQLAlchemy
+from flask_sqlalchemy.session import Session
+from sqlalchemy import Connection, event, text
 
 from app import create_app
 from app.extensions import db
@@ -99,7 +103,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 
 
 @pytest.fixture
-def app(database_url: str, tmp_path: Path) -> Iterator[Flask]:
+def app(database_url: str, request: pytest.FixtureRequest) -> Iterator[Flask]:
     app = create_app(
         {
             "TESTING": True,
@@ -108,12 +112,106 @@ def app(database_url: str, tmp_path: Path) -> Iterator[Flask]:
             "RATELIMIT_ENABLED": False,  # tests/security turns it on where it is the subject
         }
     )
-    yield app
-    empty_database(app)
+    with isolated(app, request):
+        yield app
+
+
+TEST_CONNECTION = "errata_test_connection"
+
+
+class TestSession(Session):
+    """``db.session`` in tests: joins the outer transaction of its app's test connection.
+
+    Flask-SQLAlchemy's ``get_bind`` picks the app's engine before a session-wide ``bind``,
+    so the bind is honoured here. An app without a test connection (a live server's, a
+    second app's) gets the plain session.
+    """
+
+    __test__ = False  # not a test class
+
+    def __init__(self, db: SQLAlchemy, **kwargs: Any) -> None:
+        connection = current_app.extensions.get(TEST_CONNECTION) if has_app_context() else None
+        if connection is not None:
+            kwargs.update(bind=connection, join_transaction_mode="create_savepoint")
+        super().__init__(db, **kwargs)
+
+    def get_bind(self, mapper: Any = None, clause: Any = None, bind: Any = None, **kwargs: Any):
+        if bind is None and self.bind is not None:
+            return self.bind
+        return super().get_bind(mapper=mapper, clause=clause, bind=bind, **kwargs)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _test_sessions() -> Iterator[None]:
+    """``db.session`` makes :class:`TestSession` s for the whole run."""
+    plain = db.session
+    db.session = db._make_scoped_session({"class_": TestSession})
+    try:
+        yield
+    finally:
+        db.session = plain
+
+
+@contextmanager
+def isolated(app: Flask, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Undo the test's writes afterwards: by default, roll back the transaction it ran in;
+    under ``@pytest.mark.committed``, delete every row."""
+    if request.node.get_closest_marker("committed"):
+        try:
+            yield
+        finally:
+            empty_database(app)
+        return
+    with rolled_back(app):
+        yield
+
+
+@contextmanager
+def rolled_back(app: Flask) -> Iterator[None]:
+    """Run on one connection inside an outer transaction that is rolled back at the end.
+
+    Every ``db.session`` of ``app`` joins it with a savepoint, so the app's and the CLI's
+    own ``commit()`` calls release a savepoint and later sessions see the rows (as in
+    pypi/warehouse's ``tests/conftest.py``).
+    """
+    from app.corpus.catalog import forget
+
+    with app.app_context():
+        engine = db.engine
+    if engine.dialect.name == "sqlite":
+        # pysqlite begins transactions only before DML, so a SAVEPOINT would start (and its
+        # RELEASE commit) one on its own: let SQLAlchemy emit BEGIN (its pysqlite docs).
+        event.listen(engine, "connect", _sqlite_manual_transactions)
+        event.listen(engine, "begin", _sqlite_begin)
+    connection = engine.connect()
+    outer = connection.begin()
+    app.extensions[TEST_CONNECTION] = connection
+    try:
+        yield
+    finally:
+        # The pattern index must not outlive the test's data; its freshness is a version
+        # counter in the database, which the rollback resets.
+        forget()
+        with app.app_context():
+            db.session.remove()
+        del app.extensions[TEST_CONNECTION]
+        if outer.is_active:
+            outer.rollback()
+        connection.close()
+        engine.dispose()
+
+
+def _sqlite_manual_transactions(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
 
 
 def empty_database(app: Flask) -> None:
-    """After a test: delete every row (search index too), drop the pattern index, close."""
+    """After a ``committed`` test: delete every row (search index too), drop the pattern
+    index, close."""
     from app.corpus.catalog import forget
 
     forget()  # the per-process pattern index must not outlive the test's data

@@ -211,6 +211,7 @@ def test_every_operation_answers_as_documented(seeded, app, client, runner):
     assert {(p, m) for p, m, _ in check.seen} == documented
 
 
+@pytest.mark.committed  # a second app, with its own engine, reads the seeded rows
 def test_rate_limited_answer_is_documented(seeded, database_url, app):
     limited = create_app(
         {

@@ -178,6 +178,7 @@ def test_postgres_restart_gives_503_then_recovers_and_loses_nothing(private_pg, 
     assert stored == set(acknowledged)
 
 
+@pytest.mark.committed  # a second app, with its own engine, reads the seeded rows
 def test_reads_and_matching_work_with_redis_down(seeded, client, database_url):
     down = create_app(
         {

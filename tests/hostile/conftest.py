@@ -1,7 +1,7 @@
 """Hostile-input fixtures: the shared app with rate limits off, a write token, row counts.
 
 The ``app`` fixture here replaces the suite's one for ``tests/hostile`` only: same database
-per backend and same cleanup, but rate limits are off (fuzzing sends hundreds of requests)
+per backend and same isolation, but rate limits are off (fuzzing sends hundreds of requests)
 and the broker URL points at a closed port so a queued run fails fast instead of waiting.
 """
 
@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from app import create_app
 from app.extensions import db
-from tests.conftest import SEED_FILE, empty_database
+from tests.conftest import SEED_FILE, isolated
 
 # Hypothesis profile for this folder: bounded, no deadline (the database is in the loop),
 # and the fixtures are function-scoped on purpose: every property below holds whatever
@@ -36,7 +36,7 @@ HOSTILE = settings.get_profile("hostile")
 
 
 @pytest.fixture
-def app(database_url: str) -> Iterator[Flask]:
+def app(database_url: str, request: pytest.FixtureRequest) -> Iterator[Flask]:
     app = create_app(
         {
             "TESTING": True,
@@ -45,8 +45,8 @@ def app(database_url: str) -> Iterator[Flask]:
             "ERRATA_BROKER_URL": "redis://127.0.0.1:9/0",
         }
     )
-    yield app
-    empty_database(app)
+    with isolated(app, request):
+        yield app
 
 
 def make_token(runner: FlaskCliRunner, scope: str = "write", name: str = "t") -> str:

@@ -114,6 +114,7 @@ def test_match_form_needs_its_csrf_token(seeded, client):
     assert ok.status_code == 200
 
 
+@pytest.mark.committed  # a second app, with its own engine, reads the seeded rows
 def test_rate_limit_answers_429_with_retry_after(seeded, database_url):
     limited_app = create_app(
         {
