@@ -144,11 +144,13 @@ def stack(tmp_path: Path, sglang_env: str) -> Iterator[Stack]:
             for proc in stack.workers:
                 stack.kill(proc)
             server.shutdown()
+            server.server_close()
             with app.app_context():
                 from app.extensions import db
 
                 db.engine.dispose()
             broker.flushdb()
     finally:
+        broker.close()
         if pg is not None:
             pg.drop()
