@@ -11,6 +11,7 @@ text>" when' match, but a pattern found in the middle of a longer sentence does 
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterable, Mapping
@@ -42,7 +43,9 @@ VERIFY_BUDGET_S = 0.25
 # Segment bounds: after ": " or a sentence end, or inside double quotes or backticks
 # (an issue title that quotes the message: 'Still face "<message>" when ...').
 _START_MARKS = re.compile(r"(?::|[.!?])[ \t]+|(?:^|(?<=\s))[\"\u201c`]")
+_PREFIX_STARTS = re.compile(r"\n[ \t]*|" + _START_MARKS.pattern)  # line starts too
 _END_MARKS = re.compile(r"[.!?](?=[ \t])|(?=:[ \t])|(?=[\"\u201d`](?:[\s.,;:!?)]|$))")
+_WORD_START = re.compile(r"(?<=\s)\S")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
@@ -125,11 +128,7 @@ def template_overlap(template: str, text: str) -> tuple[int, bool]:
     if not head.strip():
         return 0, False
     if not text.startswith(head):
-        common = 0
-        for a, b in zip(head, text, strict=False):
-            if a != b:
-                break
-            common += 1
+        common = len(os.path.commonprefix((head, text)))
         if common == len(text):
             return common, True
         chars = text.rfind(" ", 0, common + 1) + 1
@@ -151,21 +150,14 @@ def template_overlap(template: str, text: str) -> tuple[int, bool]:
     return matched, True
 
 
-def template_prefix(template: str, text: str) -> bool:
-    """True when text is an instance of the message template cut off before its end."""
-    chars, cut = template_overlap(template, text)
-    return cut and chars >= MIN_PREFIX_CHARS
-
-
-def _overlap_end(entry: PatternEntry, text: str) -> int:
-    """Where a diverging text leaves the template: the end of the shared head, or the
-    end of the text's last line when the template's head is there in full."""
-    head = _PLACEHOLDER.split(entry.error_message or "", 1)[0]
-    if text.startswith(head):
-        line_end = text.find("\n")
-        return len(text) if line_end < 0 else line_end
-    chars, _ = template_overlap(entry.error_message or "", text)
-    return chars
+def _overlap_end(template: str, text: str, chars: int) -> int:
+    """Where a text that goes on differently leaves the template (``chars`` shared, from
+    template_overlap): inside the head, there; past the head, the end of the text's line
+    (a placeholder may run up to the writer's own words)."""
+    if chars < len(_PLACEHOLDER.split(template, 1)[0]):
+        return chars
+    line_end = text.find("\n")
+    return len(text) if line_end < 0 else line_end
 
 
 def _cut_literal(text: str, start: int, literal: str) -> int:
@@ -374,7 +366,7 @@ class MatchIndex:
         if len(message) < MIN_DIVERGED_CHARS or not (self._by_head or self._by_inner):
             return []
         starts = [0]
-        for m in re.finditer(r"\n[ \t]*|(?::|[.!?])[ \t]+|(?:^|(?<=\s))[\"\u201c`]", message):
+        for m in _PREFIX_STARTS.finditer(message):
             starts.append(m.end())
             if len(starts) >= MAX_PREFIX_STARTS:
                 break
@@ -384,7 +376,7 @@ class MatchIndex:
             text = message[start:]
             found = list(self._by_head.get(text[:PREFIX_KEY].casefold(), ()))
             if self._by_inner:
-                for w in re.finditer(r"(?<=\s)\S", text[:INNER_KEY_SCAN]):
+                for w in _WORD_START.finditer(text[:INNER_KEY_SCAN]):
                     found.extend(
                         self._by_inner.get(text[w.start() : w.start() + PREFIX_KEY].casefold(), ())
                     )
@@ -395,7 +387,8 @@ class MatchIndex:
                 if chars < (MIN_PREFIX_CHARS if cut else MIN_DIVERGED_CHARS):
                     continue
                 seen.add(idx)
-                end = len(message) if cut else start + _overlap_end(self._entries[idx], text)
+                template = self._entries[idx].error_message or ""
+                end = len(message) if cut else start + _overlap_end(template, text, chars)
                 hits.append(PatternHit(self._entries[idx], start, end, False, chars, cut))
         return hits
 

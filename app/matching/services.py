@@ -223,7 +223,7 @@ def _build(
         # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE).
         score = 0.15 + 0.03 * _CLASS_LEVEL[agreement] + 0.015 * spec
         tier: tuple[int | float, float] = (0.5, specificity)
-    elif kind == KIND_PATTERN and specificity < WEAK_PATTERN_CHARS or kind == KIND_PREFIX:
+    elif kind == KIND_PREFIX or (kind == KIND_PATTERN and specificity < WEAK_PATTERN_CHARS):
         score = 0.4 + 0.03 * _CLASS_LEVEL[agreement] + 0.03 * nearness + 0.01 * spec
         # Characters of the template the message carries; a cut-off message before one
         # that goes on differently, before a short pattern matched whole.
