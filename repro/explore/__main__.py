@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--platforms", default="hopper,blackwell,ampere,mi300,cpu")
     parser.add_argument("--models", default=",".join(default_models()))
     parser.add_argument("--pairs", type=int, default=400, help="random two-flag scenarios")
+    parser.add_argument(
+        "--per-site", type=int, default=8, help="guided moves per raise site not hit yet"
+    )
     parser.add_argument("--flags", default="", help="explore only these flags (comma list)")
     parser.add_argument("--max-sites", type=int, default=0, help="finish at most N sites")
     args = parser.parse_args(argv)
@@ -52,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     command = [str(python), "-m", "repro.explore.sweep"]
     for name in ("out", "cache_dir", "budget_min", "workers", "platforms", "models", "pairs",
-                 "flags", "max_sites"):  # fmt: skip
+                 "per_site", "flags", "max_sites"):  # fmt: skip
         command.append(f"--{name.replace('_', '-')}={getattr(args, name)}")
     # One thread per forked scenario: the tensors are tiny, and threads only contend.
     threads = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TORCH_NUM_THREADS": "1"}

@@ -11,20 +11,29 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repro.explore._guide import (
+    MODEL_HINTS,
+    PLATFORM_HINTS,
+    hinted,
+    moves,
+    targets,
+    vocabulary,
+)
 from repro.explore._pool import run_all
-from repro.explore._space import Flag, alternatives, build_parser, flags, mutations
+from repro.explore._space import MODEL_TOKEN, Flag, alternatives, build_parser, flags, mutations
 from repro.harnesses import _classify as C
 from repro.harnesses._models import MODEL_CONFIGS_DIR
 from repro.harnesses._simulate import SIMULATED
 from repro.paths import public_path
 
-STAGES = ("parse", "model_lookup", "resolve", "publish", "runner_setup", "construct")
+STAGES = ("parse", "model_lookup", "resolve", "check", "publish", "runner_setup", "construct")
 LAUNCHED, SITE, GPU, HARNESS = "LAUNCHED", "SITE", "NEEDS_GPU", "HARNESS_ERROR"
 MAX_ALTERNATIVES = 5  # per flag: removed, and up to four other choices
 
@@ -40,13 +49,15 @@ class Scenario:
         return json.dumps([self.platform, self.model, list(self.extra)])
 
     def argv(self) -> list[str]:
-        return ["--model-path", str(MODEL_CONFIGS_DIR / self.model), *self.extra]
+        path = str(MODEL_CONFIGS_DIR / self.model)
+        return ["--model-path", path, *(path if t == MODEL_TOKEN else t for t in self.extra)]
 
     def command(self) -> str:
         import shlex
 
         device = "cuda" if self.platform in SIMULATED else "cpu"
-        args = ["--model-path", self.model, *self.extra, "--device", device]
+        extra = [self.model if t == MODEL_TOKEN else t for t in self.extra]
+        args = ["--model-path", self.model, *extra, "--device", device]
         return shlex.join(["python", "-m", "sglang.launch_server", *args])
 
 
@@ -150,31 +161,66 @@ class Explorer:
         return True
 
     # -- searching -------------------------------------------------------------
-    def explore(self, deadline: float, pairs: int, seed: int = 0) -> None:
+    def explore(
+        self,
+        deadline: float,
+        pairs: int,
+        root: Path | None = None,
+        per_site: int = 8,
+        seed: int = 0,
+    ) -> None:
         """Coverage-guided order: every single-flag move on the first platform and model;
-        then the moves that raised there on every other platform and model (a site's
-        neighbours); then the remaining moves elsewhere; then random two-flag pairs."""
-        moves = [tuple(m) for f in self.flag_list for m in mutations(f)]
+        then, for each raise site not hit yet, the flags and values its guards test
+        (``_guide``), on the platforms and models its guards name; then the moves that
+        raised on the first platform on every other platform (a site's neighbours); then
+        random two-flag pairs; then the remaining moves on the other platforms and models."""
+        singles = [tuple(m) for f in self.flag_list for m in mutations(f)]
         model, platform = self.models[0], self.platforms[0]
         hot: set[tuple[str, ...]] = set()
-        self._batch([Scenario(platform, model, m) for m in [(), *moves]], hot, deadline)
-        elsewhere = [(p, model) for p in self.platforms[1:]] + [
-            (p, m) for m in self.models[1:] for p in self.platforms
-        ]
-        bases = [Scenario(p, m, ()) for p, m in elsewhere]
-        first = [Scenario(p, m, mv) for mv in moves if mv in hot for p, m in elsewhere]
-        self._batch(bases + first, hot, deadline)
-        rest = [Scenario(p, m, mv) for p, m in elsewhere for mv in moves if mv not in hot]
-        self._batch(rest, hot, deadline)
+        self._batch([Scenario(platform, model, m) for m in [(), *singles]], hot, deadline)
+        bases = [Scenario(p, m, ()) for m in self.models for p in self.platforms]
+        self._batch(bases, hot, deadline)
+        if root is not None and per_site > 0:
+            for limit in (max(1, per_site // 4), per_site):
+                self._batch(self.guided(root, limit), hot, deadline)
+        others = self.platforms[1:]
+        self._batch([Scenario(p, model, mv) for mv in singles if mv in hot for p in others],
+                    hot, deadline)  # fmt: skip
         rng = random.Random(seed)
-        clean = [m for m in moves if m not in hot]
+        clean = [m for m in singles if m not in hot]
         combos = [
             Scenario(platform, model, (*a, *b))
             for a, b in (rng.sample(clean, 2) for _ in range(pairs if len(clean) > 1 else 0))
         ]
         self._batch(combos, hot, deadline)
+        elsewhere = [(p, model) for p in others] + [
+            (p, m) for m in self.models[1:] for p in self.platforms
+        ]
+        rest = [Scenario(p, m, mv) for p, m in elsewhere for mv in singles if mv not in hot]
+        self._batch(rest, hot, deadline)
+
+    def guided(self, root: Path, limit: int) -> list[Scenario]:
+        """Scenarios for the raise sites not hit yet: up to ``limit`` moves each that set
+        the flags their guards read, on up to two hinted platforms and models."""
+        by_dest = {f.dest: f for f in self.flag_list if f.dest}
+        out: dict[str, Scenario] = {}
+        found = targets(root, by_dest)
+        vocab = vocabulary(found)
+        for target in found:
+            if (target.file, target.line) in self.sites:
+                continue
+            platforms = hinted(target.text, PLATFORM_HINTS, self.platforms)[:2]
+            models = hinted(target.text, MODEL_HINTS, self.models)[:2]
+            for extra in moves(target, by_dest, limit, vocab):
+                for p in platforms or self.platforms[:1]:
+                    for m in models or self.models[:1]:
+                        scenario = Scenario(p, m, extra)
+                        out.setdefault(scenario.key, scenario)
+        return list(out.values())
 
     def _batch(self, scenarios: list[Scenario], hot: set, deadline: float, chunk: int = 64) -> None:
+        done = f"{self.runs} runs, {self.cached} cached, {len(self.sites)} sites"
+        print(f"[sweep] {len(scenarios)} scenarios; so far {done}", file=sys.stderr, flush=True)
         for start in range(0, len(scenarios), chunk):
             if time.monotonic() > deadline:
                 return

@@ -16,6 +16,8 @@ SKIP = {"--model-path", "--model", "--help", "--version", "--config", "--device"
 INT_VALUES = (0, -1, 3, 4097)
 FLOAT_VALUES = (0.0, -1.0, 0.5, 2.0)
 STR_VALUE = "x"
+# Stands for the scenario's own model directory (a draft model path, say): see Scenario.
+MODEL_TOKEN = "@model"
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class Flag:
     kind: str  # "bool", "negbool", "choice", "int", "float", "str"
     default: Any
     choices: tuple[str, ...] = ()
+    dest: str = ""  # the ServerArgs field it sets (what sglang's code reads)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,7 +61,7 @@ def flags(parser: argparse.ArgumentParser) -> list[Flag]:
             continue
         seen.add(action.dest)
         choices = tuple(str(c) for c in action.choices) if action.choices else ()
-        out.append(Flag(longs[0], _kind(action), action.default, choices))
+        out.append(Flag(longs[0], _kind(action), action.default, choices, action.dest))
     return out
 
 
@@ -75,7 +78,7 @@ def mutations(flag: Flag) -> list[list[str]]:
         return [[flag.name, str(v)] for v in INT_VALUES if str(v) != default]
     if flag.kind == "float":
         return [[flag.name, str(v)] for v in FLOAT_VALUES if str(v) != default]
-    return [[flag.name, STR_VALUE]]
+    return [[flag.name, MODEL_TOKEN if flag.dest.endswith("model_path") else STR_VALUE]]
 
 
 def alternatives(flag: Flag, current: list[str]) -> list[list[str]]:

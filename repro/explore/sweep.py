@@ -32,6 +32,7 @@ def _args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--budget-min", type=float, default=50.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--pairs", type=int, default=400)
+    p.add_argument("--per-site", type=int, default=8)
     p.add_argument("--flags", default="", help="only these flags (comma list; for tests)")
     p.add_argument("--max-sites", type=int, default=0, help="stop after N sites (tests)")
     return p.parse_args(argv)
@@ -146,7 +147,7 @@ def main(argv: list[str]) -> int:
         wanted = set(args.flags.split(","))
         ex.flag_list = [f for f in ex.flag_list if f.name in wanted]
     explore_deadline = started + args.budget_min * 60 * 0.6
-    ex.explore(explore_deadline, args.pairs)
+    ex.explore(explore_deadline, args.pairs, root=root, per_site=args.per_site)
     explored_s = time.monotonic() - started
     print(f"[sweep] explored: {ex.runs} runs, {ex.cached} cached, {len(ex.sites)} sites "
           f"in {explored_s:.0f}s", file=sys.stderr)  # fmt: skip

@@ -151,6 +151,10 @@ def run_scenario(argv: list[str], platform: dict[str, Any], runner_device: str) 
             server_args = ServerArgs.from_cli_args(namespace)
             stage = "resolve"
             server_args.resolve_once()
+            # The engine's launch order (entrypoints/engine.py): resolve, then the
+            # cross-argument checks, then publish.
+            stage = "check"
+            server_args.check_server_args()
             stage = "publish"
             publish(server_args, role="scheduler")
             stage = "runner_setup"

@@ -1,0 +1,339 @@
+"""Guided moves: read each raise site's guards from sglang's source and try the flags
+and values those guards test.
+
+Imported inside the sglang environment (it reads the installed source with ``ast``).
+For every ``raise``/``assert`` in the launch-time files, the guards are the tests of the
+``if``s it sits in, the early-return ``if``s before it in its function, and an assert's
+own test. A guard names launch flags by their ``dest`` (``cfg.pp_size``,
+``server_args.attention_backend``, ``getattr(cfg, "dp_size")``, a local variable
+assigned from them, or a helper function of the same files that reads them), and gives
+values by the constants it compares them with (``== "EAGLE"``, ``> 1``, ``in ("a",
+"b")``). The moves for a site are combinations of those flags set to those values (or
+to the flag's own choices), on the platforms and models the guard's words point to
+(``is_hip`` -> mi300, ``use_mla`` -> an MLA model). Nothing here is written per flag.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repro.explore._space import MODEL_TOKEN, STR_VALUE, Flag
+
+GUIDED = (
+    "sglang/srt/server_args.py",
+    "sglang/srt/arg_groups/",
+    "sglang/srt/configs/model_config.py",
+    "sglang/srt/layers/attention/attention_registry.py",
+)
+MAX_FLAGS = 4  # flags combined per site
+MAX_VALUES = 3  # values tried per flag
+# Choice words that say nothing about what a function is for.
+GENERIC_WORDS = {"auto", "none", "default", "true", "false", "all", "null"}
+
+# Words in a guard -> the simulated platforms it is about (first = preferred).
+PLATFORM_HINTS = (
+    (r"\bhip\b|is_hip|rocm|gfx|aiter|amd", ("mi300",)),
+    (r"sm_?10\d|blackwell|is_sm100|>= ?10\b|sm_?12\d", ("blackwell",)),
+    (r"sm_?90|hopper|\(9, ?0\)", ("hopper",)),
+    (r"sm_?8\d|ampere|\(8, ?\d\)", ("ampere",)),
+    (r"is_cpu|\bcpu\b|npu|xpu|\bmps\b", ("cpu",)),
+    (r"capability|device_sm|is_cuda", ("hopper", "blackwell", "ampere")),
+)
+# Words in a guard -> model configs (directory names under data/model-configs).
+MODEL_HINTS = (
+    (r"mla|deepseek|kv_lora_rank|nsa|dsa", ("deepseek-ai__DeepSeek-V2-Lite",)),
+    (r"moe|expert|ep_size|a2a|deepep", ("Qwen__Qwen1.5-MoE-A2.7B", "mistralai__Mixtral-8x7B-v0.1")),
+    (r"multimodal|vision|mm_|image|video|vlm", ("Qwen__Qwen2-VL-7B-Instruct",)),
+    (r"modelopt", ("nvidia__Llama-3.1-8B-Instruct-FP8",)),
+    (r"quant|fp8", ("neuralmagic__Meta-Llama-3.1-8B-Instruct-FP8",)),
+    (r"embedding|encoder|is_generation|pooling", ("BAAI__bge-base-en-v1.5",)),
+    (r"\bawq\b", ("Qwen__Qwen2.5-7B-Instruct-AWQ",)),
+    (r"gptq", ("Qwen__Qwen2.5-7B-Instruct-GPTQ-Int4",)),
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One raise site and what its guards read."""
+
+    file: str  # package-relative (sglang/srt/...)
+    line: int
+    dests: tuple[str, ...]  # flag dests the guards read, most specific first
+    values: dict[str, tuple[Any, ...]] = field(hash=False, compare=False)
+    text: str = field(default="", compare=False)  # the guards' source, for the hints
+    function: str = field(default="", compare=False)  # the enclosing function's name
+
+
+def _files(root: Path) -> list[Path]:
+    out: list[Path] = []
+    for rel in GUIDED:
+        path = root / rel
+        out += sorted(path.rglob("*.py")) if rel.endswith("/") else [path]
+    return [p for p in out if p.is_file()]
+
+
+class _Reader:
+    """Reads guards in terms of flag dests."""
+
+    def __init__(self, dests: set[str], helpers: dict[str, ast.AST]) -> None:
+        self.dests = dests
+        self.helpers = helpers
+        self.locals: dict[str, set[str]] = {}
+
+    def reads(self, node: ast.AST, depth: int = 0) -> set[str]:
+        """Flag dests an expression reads (through locals and one helper level)."""
+        out: set[str] = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Attribute) and sub.attr in self.dests:
+                out.add(sub.attr)
+            elif isinstance(sub, ast.Name) and sub.id in self.locals:
+                out |= self.locals[sub.id]
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+                if sub.func.id == "getattr" and len(sub.args) > 1:
+                    name = sub.args[1]
+                    if isinstance(name, ast.Constant) and name.value in self.dests:
+                        out.add(str(name.value))
+                elif sub.func.id in self.helpers and depth == 0:
+                    out |= self.reads(self.helpers[sub.func.id], depth + 1)
+        return out
+
+    def values(self, node: ast.AST, depth: int = 0) -> dict[str, set[Any]]:
+        """Constants each dest is compared with in ``node`` (and in a helper it calls)."""
+        out: dict[str, set[Any]] = {}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and depth == 0:
+                helper = self.helpers.get(sub.func.id)
+                for dest, found in (self.values(helper, 1) if helper else {}).items():
+                    out.setdefault(dest, set()).update(found)
+            if not isinstance(sub, ast.Compare):
+                continue
+            sides = [sub.left, *sub.comparators]
+            for i, side in enumerate(sides):
+                named = self.reads(side, depth=1)
+                if not named:
+                    continue
+                for j, other in enumerate(sides):
+                    if i == j:
+                        continue
+                    op = sub.ops[min(i, j)]
+                    for value in _constants(other, op):
+                        for dest in named:
+                            out.setdefault(dest, set()).add(value)
+        return out
+
+    def learn(self, fn: ast.AST) -> None:
+        """Local names assigned from flag reads in ``fn`` (``page_size = cfg.page_size``)."""
+        self.locals = {}
+        for sub in ast.walk(fn):
+            if isinstance(sub, ast.Assign | ast.AnnAssign) and sub.value is not None:
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                for target in targets:
+                    names = target.elts if isinstance(target, ast.Tuple) else [target]
+                    for name in names:
+                        if isinstance(name, ast.Name):
+                            read = self.reads(sub.value, depth=1)
+                            if read:
+                                self.locals.setdefault(name.id, set()).update(read)
+
+
+def _constants(node: ast.AST, op: ast.cmpop) -> list[Any]:
+    if isinstance(node, ast.Constant) and not isinstance(node.value, bytes):
+        value = node.value
+        if isinstance(value, bool) or value is None:
+            return [value]
+        if isinstance(value, int | float):
+            step: list[int | float] = [0]
+            if isinstance(op, ast.Gt | ast.NotEq):
+                step = [1]
+            elif isinstance(op, ast.Lt):
+                step = [-1]
+            elif isinstance(op, ast.GtE | ast.LtE | ast.Eq):
+                step = [0, 1]
+            return [value + s for s in step]
+        return [value]
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant)]
+    return []
+
+
+def _guards(fn: ast.AST, raise_node: ast.AST, parents: dict[ast.AST, ast.AST]) -> list[ast.AST]:
+    """Tests on the way to ``raise_node`` inside ``fn``, and early-return tests before it."""
+    out: list[ast.AST] = []
+    if isinstance(raise_node, ast.Assert):
+        out.append(raise_node.test)
+    node = raise_node
+    while node in parents and node is not fn:
+        parent = parents[node]
+        if isinstance(parent, ast.If | ast.While):
+            out.append(parent.test)
+        body = getattr(parent, "body", None)
+        if isinstance(body, list) and node in body:
+            for before in body[: body.index(node)]:
+                if isinstance(before, ast.If) and _returns(before):
+                    out.append(before.test)
+        node = parent
+    return out
+
+
+def _returns(node: ast.If) -> bool:
+    return any(isinstance(s, ast.Return) for s in node.body) and len(node.body) <= 2
+
+
+def targets(root: Path, dests: Iterable[str]) -> list[Target]:
+    """Every raise/assert in the guided files, with the flags and values its guards read."""
+    known = set(dests)
+    trees: list[tuple[str, ast.AST]] = []
+    helpers: dict[str, ast.AST] = {}
+    for path in _files(root):
+        try:
+            tree = ast.parse(path.read_text())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        trees.append((path.relative_to(root).as_posix(), tree))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                helpers.setdefault(node.name, node)
+    out: list[Target] = []
+    for rel, tree in trees:
+        parents = {c: p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+        reader = _Reader(known, helpers)
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            reader.learn(fn)
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Raise | ast.Assert) or _owner(node, parents) is not fn:
+                    continue
+                guards = _guards(fn, node, parents)
+                read: list[str] = []
+                values: dict[str, set[Any]] = {}
+                for guard in guards:
+                    for dest in sorted(reader.reads(guard)):
+                        if dest not in read:
+                            read.append(dest)
+                    for dest, found in reader.values(guard).items():
+                        values.setdefault(dest, set()).update(found)
+                text = " ".join(ast.unparse(g) for g in guards)
+                frozen = {k: tuple(sorted(v, key=repr)) for k, v in values.items()}
+                out.append(Target(rel, node.lineno, tuple(read), frozen, text, fn.name))
+    return out
+
+
+def _owner(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST | None:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return node
+    return None
+
+
+def fragments(flag: Flag, values: Iterable[Any]) -> list[list[str]]:
+    """Argv fragments that set ``flag`` to the guard's values (or its own choices)."""
+    if flag.kind == "bool":
+        return [[flag.name]]
+    if flag.kind == "negbool":
+        return [[flag.name], ["--no-" + flag.name[2:]]]
+    wanted = [v for v in values if v is not None and not isinstance(v, bool)]
+    if flag.kind == "choice":
+        ok = [str(v) for v in wanted if str(v) in flag.choices and str(v) != str(flag.default)]
+        if not ok:
+            ok = [c for c in flag.choices if c != str(flag.default)]
+        return [[flag.name, v] for v in ok[:MAX_VALUES]]
+    if flag.kind in ("int", "float"):
+        cast = int if flag.kind == "int" else float
+        nums = []
+        for v in wanted:
+            try:
+                nums.append(cast(v))
+            except (TypeError, ValueError):
+                continue
+        nums = nums or ([2, 0] if flag.kind == "int" else [0.5, 0.0])
+        out = [[flag.name, str(n)] for n in dict.fromkeys(nums) if str(n) != str(flag.default)]
+        return out[:MAX_VALUES]
+    fallback = MODEL_TOKEN if flag.dest.endswith("model_path") else STR_VALUE
+    strings = [str(v) for v in wanted if isinstance(v, str) and v] or [fallback]
+    return [[flag.name, s] for s in strings[:MAX_VALUES]]
+
+
+def vocabulary(found: Iterable[Target]) -> dict[str, set[str]]:
+    """Every string each flag is compared with anywhere in the guided files (for flags
+    whose parser lists no choices, such as ``--speculative-algorithm``)."""
+    out: dict[str, set[str]] = {}
+    for target in found:
+        for dest, values in target.values.items():
+            out.setdefault(dest, set()).update(v for v in values if isinstance(v, str))
+    return out
+
+
+def moves(
+    target: Target,
+    by_dest: dict[str, Flag],
+    limit: int,
+    vocab: dict[str, set[str]] | None = None,
+) -> list[tuple[str, ...]]:
+    """Up to ``limit`` argv extras that set the flags ``target``'s guards read: their
+    conjunction first (with the function's context, below), then each flag alone."""
+    flags = [by_dest[d] for d in target.dests if d in by_dest][:MAX_FLAGS]
+    options = [fragments(f, target.values.get(d, ())) for d, f in _paired(flags, by_dest)]
+    ctx = [frag for frag in context(target.function, by_dest, vocab or {}) if frag[0] not in
+           {f.name for f in flags}]  # fmt: skip
+    if not options and not ctx:
+        return []
+    out: list[tuple[str, ...]] = []
+    for combo in itertools.product(*options):
+        out.append(tuple(t for frag in [*ctx, *combo] for t in frag))
+        if len(out) >= limit:
+            return out
+    singles = [frag for frags in options for frag in frags] if len(options) > 1 else []
+    for frag in singles:
+        if len(out) >= limit:
+            break
+        move = tuple(t for f in [*ctx, frag] for t in f)
+        if move not in out:
+            out.append(move)
+    return out
+
+
+def context(function: str, by_dest: dict[str, Flag], vocab: dict[str, set[str]]) -> list[list[str]]:
+    """Flags a function's name says it is about, when its guards do not read them: its
+    words name a choice (``_handle_eagle_family`` -> ``--speculative-algorithm EAGLE``)
+    or an ``--enable-X`` flag (``check_lora_server_args`` -> ``--enable-lora``). Hooks
+    are often called only under that setting."""
+    name = function.lower().strip("_")
+    words = set(name.split("_")) - GENERIC_WORDS
+    out: list[list[str]] = []
+    for dest, flag in by_dest.items():
+        if flag.kind in ("choice", "str"):
+            named = flag.choices or tuple(sorted(vocab.get(dest, ())))
+            hit = [c for c in named if len(c) >= 3 and c.lower() in words]
+            hit = [c for c in hit if c != str(flag.default)]
+            if hit:
+                out.append([flag.name, hit[0]])
+        elif flag.kind == "bool" and dest.startswith("enable_"):
+            stem = dest[len("enable_") :]
+            if len(stem) >= 3 and f"_{stem}_" in f"_{name}_":
+                out.append([flag.name])
+    return out[:2]
+
+
+def _paired(flags: list[Flag], by_dest: dict[str, Flag]) -> list[tuple[str, Flag]]:
+    dest_of = {f.name: d for d, f in by_dest.items()}
+    return [(dest_of[f.name], f) for f in flags]
+
+
+def hinted(
+    text: str, table: tuple[tuple[str, tuple[str, ...]], ...], available: list[str]
+) -> list[str]:
+    """The platforms or models a guard's words point to, among ``available``."""
+    lowered = text.lower()
+    out: list[str] = []
+    for pattern, names in table:
+        if re.search(pattern, lowered):
+            out += [n for n in names if n in available and n not in out]
+    return out

@@ -1,0 +1,127 @@
+"""Guided moves: the flags and values a raise site's guards test, read from source."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from repro.explore._guide import (
+    MODEL_HINTS,
+    PLATFORM_HINTS,
+    Target,
+    context,
+    hinted,
+    moves,
+    targets,
+)
+from repro.explore._space import MODEL_TOKEN, Flag
+
+HOOK = """
+def attn_dp_enabled_of(cfg):
+    return cfg.enable_dp_attention and cfg.dp_size > 1
+
+
+def handle(cfg, server_args):
+    if not cfg.enable_feature:
+        return
+    backend = server_args.attention_backend or cfg.prefill_attention_backend
+    if backend == "trtllm_mha" and get_platform().is_hip:
+        raise ValueError("trtllm is not supported on ROCm")
+    if attn_dp_enabled_of(cfg):
+        assert cfg.page_size >= 64, "page size must be at least 64 with DP attention"
+    if getattr(cfg, "draft_model_path") is not None and cfg.use_mla_backend:
+        raise ValueError("draft model with MLA")
+"""
+
+FLAGS = {
+    "enable_feature": Flag("--enable-feature", "bool", False, (), "enable_feature"),
+    "attention_backend": Flag(
+        "--attention-backend", "choice", None, ("fa3", "trtllm_mha", "triton"), "attention_backend"
+    ),
+    "prefill_attention_backend": Flag(
+        "--prefill-attention-backend",
+        "choice",
+        None,
+        ("fa3", "triton"),
+        "prefill_attention_backend",
+    ),  # fmt: skip
+    "enable_dp_attention": Flag("--enable-dp-attention", "bool", False, (), "enable_dp_attention"),
+    "dp_size": Flag("--dp-size", "int", 1, (), "dp_size"),
+    "page_size": Flag("--page-size", "int", None, (), "page_size"),
+    "draft_model_path": Flag("--draft-model-path", "str", None, (), "draft_model_path"),
+}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    hook = tmp_path / "sglang" / "srt" / "arg_groups" / "some_hook.py"
+    hook.parent.mkdir(parents=True)
+    hook.write_text(textwrap.dedent(HOOK))
+    return tmp_path
+
+
+@pytest.mark.unit
+def test_guards_name_flags_through_locals_helpers_getattr_and_early_returns(root):
+    found = {t.line: t for t in targets(root, FLAGS)}
+    rocm, dp, draft = found[11], found[13], found[15]
+    # The early return on enable_feature guards every raise after it.
+    assert all("enable_feature" in t.dests for t in (rocm, dp, draft))
+    # A local assigned from two flags, compared with a constant.
+    assert {"attention_backend", "prefill_attention_backend"} <= set(rocm.dests)
+    assert "trtllm_mha" in rocm.values["attention_backend"]
+    # A helper of the same files: its reads count, and its constants give values.
+    assert {"enable_dp_attention", "dp_size", "page_size"} <= set(dp.dests)
+    assert 2 in dp.values["dp_size"] and 64 in dp.values["page_size"]
+    assert "draft_model_path" in draft.dests  # getattr with a constant name
+
+
+@pytest.mark.unit
+def test_moves_set_every_guarded_flag_with_the_compared_values(root):
+    found = {t.line: t for t in targets(root, FLAGS)}
+    rocm = moves(found[11], FLAGS, limit=8)
+    # The guards' conjunction first: the early return's flag and the compared value.
+    assert "--enable-feature" in rocm[0] and "trtllm_mha" in rocm[0]
+    dp = moves(found[13], FLAGS, limit=8)
+    first = dp[0]
+    assert "--enable-dp-attention" in first and "--dp-size" in first
+    assert first[first.index("--dp-size") + 1] == "2"
+    # A flag that names a model path is given the scenario's own model directory.
+    draft = moves(found[15], FLAGS, limit=8)
+    assert any(MODEL_TOKEN in m for m in draft)
+    assert len(moves(found[13], FLAGS, limit=3)) == 3
+
+
+@pytest.mark.unit
+def test_guard_words_choose_platforms_and_models(root):
+    found = {t.line: t for t in targets(root, FLAGS)}
+    platforms = ["hopper", "blackwell", "ampere", "mi300", "cpu"]
+    assert hinted(found[11].text, PLATFORM_HINTS, platforms) == ["mi300"]
+    assert hinted(found[13].text, PLATFORM_HINTS, platforms) == []
+    models = ["qwen__Qwen2.5-7B", "deepseek-ai__DeepSeek-V2-Lite"]
+    assert hinted(found[15].text, MODEL_HINTS, models) == ["deepseek-ai__DeepSeek-V2-Lite"]
+
+
+def _flag(name: str, kind: str, default: object = None, choices: tuple = ()) -> Flag:
+    return Flag(name, kind, default, choices, name[2:].replace("-", "_"))
+
+
+@pytest.mark.unit
+def test_a_function_name_gives_the_setting_it_runs_under():
+    flags = [
+        _flag("--speculative-algorithm", "str"),
+        _flag("--enable-lora", "bool", False),
+        _flag("--attention-backend", "choice", "auto", ("auto", "fa3")),
+        _flag("--speculative-num-steps", "int"),
+    ]
+    by_dest = {f.dest: f for f in flags}
+    vocab = {"speculative_algorithm": {"EAGLE", "NGRAM"}}
+    assert context("_handle_eagle_family", by_dest, vocab) == [["--speculative-algorithm", "EAGLE"]]
+    assert context("check_lora_server_args", by_dest, vocab) == [["--enable-lora"]]
+    assert context("_resolve_auto_params", by_dest, vocab) == []  # "auto" names nothing
+    assert context("handle_fa3_fallback", by_dest, vocab) == [["--attention-backend", "fa3"]]
+    values = {"speculative_num_steps": (0,)}
+    eagle = Target("f.py", 1, ("speculative_num_steps",), values, "", "_handle_eagle_family")
+    first = moves(eagle, by_dest, limit=4, vocab=vocab)[0]
+    assert first == ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "0")
