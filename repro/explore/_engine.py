@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from repro.explore._guide import (
+    DELETE,
     MODEL_HINTS,
     PLATFORM_HINTS,
     hinted,
     moves,
+    patches,
     targets,
     vocabulary,
 )
@@ -36,6 +40,8 @@ from repro.paths import public_path
 STAGES = ("parse", "model_lookup", "resolve", "check", "publish", "runner_setup", "construct")
 LAUNCHED, SITE, GPU, HARNESS = "LAUNCHED", "SITE", "NEEDS_GPU", "HARNESS_ERROR"
 MAX_ALTERNATIVES = 5  # per flag: removed, and up to four other choices
+# Model config directories with an edited config.json (Scenario.patch).
+PATCHED_DIR = Path(tempfile.gettempdir()) / "errata-sweep-models"
 
 
 @dataclass(frozen=True)
@@ -43,14 +49,55 @@ class Scenario:
     platform: str
     model: str  # directory name under data/model-configs
     extra: tuple[str, ...] = ()
+    patch: tuple[tuple[str, str], ...] = ()  # config.json edits: (key, JSON value or DELETE)
 
     @property
     def key(self) -> str:
-        return json.dumps([self.platform, self.model, list(self.extra)])
+        parts: list[Any] = [self.platform, self.model, list(self.extra)]
+        return json.dumps(parts + [[list(p) for p in self.patch]] if self.patch else parts)
 
     def argv(self) -> list[str]:
         path = str(MODEL_CONFIGS_DIR / self.model)
-        return ["--model-path", path, *(path if t == MODEL_TOKEN else t for t in self.extra)]
+        extra = [path if t == MODEL_TOKEN else t for t in self.extra]
+        return ["--model-path", str(self.model_dir()), *extra]
+
+    def model_dir(self) -> Path:
+        """The shipped config directory, or a copy with ``patch`` applied to its
+        ``config.json`` (made once per patch, under the temp directory)."""
+        source = MODEL_CONFIGS_DIR / self.model
+        if not self.patch:
+            return source
+        digest = hashlib.sha256(json.dumps(self.patch).encode()).hexdigest()[:12]
+        target = PATCHED_DIR / f"{self.model}~{digest}"
+        if (target / "config.json").is_file():
+            return target
+        PATCHED_DIR.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=PATCHED_DIR))
+        for item in source.iterdir():
+            if item.is_file():
+                shutil.copy2(item, staging / item.name)
+        config = json.loads((source / "config.json").read_text())
+        for key, value in self.patch:
+            if value == DELETE:
+                config.pop(key, None)
+            else:
+                config[key] = json.loads(value)
+        (staging / "config.json").write_text(json.dumps(config, indent=1))
+        try:
+            staging.rename(target)
+        except OSError:  # another worker made it first
+            shutil.rmtree(staging, ignore_errors=True)
+        return target
+
+    def but(
+        self, extra: tuple[str, ...], patch: tuple[tuple[str, str], ...] | None = None
+    ) -> Scenario:
+        """The same platform and model with other flags (and config edits)."""
+        return Scenario(self.platform, self.model, extra, self.patch if patch is None else patch)
+
+    def edits(self) -> dict[str, Any]:
+        """The config.json edits as shown to users (a removed key is ``None``)."""
+        return {k: None if v == DELETE else json.loads(v) for k, v in self.patch}
 
     def command(self) -> str:
         import shlex
@@ -58,7 +105,11 @@ class Scenario:
         device = "cuda" if self.platform in SIMULATED else "cpu"
         extra = [self.model if t == MODEL_TOKEN else t for t in self.extra]
         args = ["--model-path", self.model, *extra, "--device", device]
-        return shlex.join(["python", "-m", "sglang.launch_server", *args])
+        line = shlex.join(["python", "-m", "sglang.launch_server", *args])
+        if not self.patch:
+            return line
+        edits = ", ".join(f"{k} removed" if v == DELETE else f"{k}={v}" for k, v in self.patch)
+        return f"{line}  # config.json edited: {edits}"
 
 
 def _platform(name: str) -> dict[str, Any]:
@@ -117,6 +168,7 @@ class Explorer:
     sites: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     runs: int = 0
     cached: int = 0
+    config_edits: bool = True  # also try config.json edits the guards point to
 
     def __post_init__(self) -> None:
         self.flag_list: list[Flag] = flags(build_parser())
@@ -211,10 +263,15 @@ class Explorer:
                 continue
             platforms = hinted(target.text, PLATFORM_HINTS, self.platforms)[:2]
             models = hinted(target.text, MODEL_HINTS, self.models)[:2]
-            for extra in moves(target, by_dest, limit, vocab):
+            flag_moves = moves(target, by_dest, limit, vocab)
+            edits = patches(target, limit) if self.config_edits else []
+            # config.json edits alone, and with the guards' first flag move.
+            tried = [(m, ()) for m in flag_moves] + [(e, p) for p in edits for e in
+                                                      [(), *flag_moves[:1]]]  # fmt: skip
+            for extra, patch in tried[: limit + len(edits)]:
                 for p in platforms or self.platforms[:1]:
                     for m in models or self.models[:1]:
-                        scenario = Scenario(p, m, extra)
+                        scenario = Scenario(p, m, extra, patch)
                         out.setdefault(scenario.key, scenario)
         return list(out.values())
 
@@ -250,7 +307,7 @@ class Explorer:
             size = max(1, len(frags) // n)
             subsets = [frags[i : i + size] for i in range(0, len(frags), size)]
             candidates = [[f for f in frags if f not in sub] for sub in subsets]  # complements
-            scen = [Scenario(scenario.platform, scenario.model, _join(c)) for c in candidates]
+            scen = [scenario.but(_join(c)) for c in candidates]
             answers = self.run(scen)
             hit = next(
                 (c for c, s in zip(candidates, scen, strict=True) if self._hits(s, answers, site)),
@@ -265,7 +322,12 @@ class Explorer:
             if size == 1:
                 break
             n = min(len(frags), n * 2)
-        return Scenario(scenario.platform, scenario.model, _join(frags))
+        best = scenario.but(_join(frags))
+        for item in scenario.patch if len(scenario.patch) > 1 else ():  # config edits, one by one
+            fewer = best.but(best.extra, tuple(p for p in best.patch if p != item))
+            if self._hits(fewer, self.run([fewer]), site):
+                best = fewer
+        return best
 
     def _hits(self, s: Scenario, answers: dict[str, Any], site: tuple[str, int]) -> bool:
         return verdict(answers[s.key], s.platform in SIMULATED)[1] == site
@@ -282,7 +344,12 @@ class Explorer:
                     [*frags[:i], tuple(alt), *frags[i + 1 :]] if alt else frags[:i] + frags[i + 1 :]
                 )
                 change = f"set {' '.join(alt)}" if alt else f"remove {' '.join(frag)}"
-                candidates.append((change, Scenario(trigger.platform, trigger.model, _join(rest))))
+                candidates.append((change, trigger.but(_join(rest))))
+        for item in trigger.patch:  # each config.json edit undone
+            change = f"restore config.json {item[0]} as shipped"
+            candidates.append(
+                (change, trigger.but(trigger.extra, tuple(p for p in trigger.patch if p != item)))
+            )
         answers = self.run(s for _, s in candidates)
         out = []
         for change, s in candidates:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,9 +31,16 @@ GUIDED = (
     "sglang/srt/arg_groups/",
     "sglang/srt/configs/model_config.py",
     "sglang/srt/layers/attention/attention_registry.py",
+    "sglang/srt/configs/",
 )
 MAX_FLAGS = 4  # flags combined per site
 MAX_VALUES = 3  # values tried per flag
+# config.json keys appear among a target's dests with this prefix.
+CONFIG = "config:"
+CONFIG_OBJECT = re.compile(r"(^|\.)(hf_config|hf_text_config|text_config|config)$")
+MAX_PATCHES = 3  # values tried per config key
+CONFIG_METHODS = {"get", "to_dict", "items", "keys", "values", "update", "pop", "setdefault"}
+DELETE = "@delete"  # a patch value: the key removed from config.json
 # Choice words that say nothing about what a function is for.
 GENERIC_WORDS = {"auto", "none", "default", "true", "false", "all", "null"}
 
@@ -68,6 +76,8 @@ class Target:
     values: dict[str, tuple[Any, ...]] = field(hash=False, compare=False)
     text: str = field(default="", compare=False)  # the guards' source, for the hints
     function: str = field(default="", compare=False)  # the enclosing function's name
+    # config.json edits every move for this site needs (a config class's model_type)
+    needs: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
 
 def _files(root: Path) -> list[Path]:
@@ -87,18 +97,36 @@ class _Reader:
         self.locals: dict[str, set[str]] = {}
 
     def reads(self, node: ast.AST, depth: int = 0) -> set[str]:
-        """Flag dests an expression reads (through locals and one helper level)."""
+        """Flag dests an expression reads (through locals and one helper level), and the
+        model's ``config.json`` keys it reads, as ``config:<key>``."""
         out: set[str] = set()
         for sub in ast.walk(node):
             if isinstance(sub, ast.Attribute) and sub.attr in self.dests:
                 out.add(sub.attr)
+            elif isinstance(sub, ast.Attribute) and _is_config(sub.value):
+                if sub.attr not in CONFIG_METHODS:
+                    out.add(CONFIG + sub.attr)
+            elif isinstance(sub, ast.Subscript) and _is_config(sub.value):
+                if isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, str):
+                    out.add(CONFIG + sub.slice.value)
             elif isinstance(sub, ast.Name) and sub.id in self.locals:
                 out |= self.locals[sub.id]
+            elif (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and sub.func.attr == "get"
+                and _is_config(sub.func.value)
+                and sub.args
+                and isinstance(sub.args[0], ast.Constant)
+            ):
+                out.add(CONFIG + str(sub.args[0].value))
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
                 if sub.func.id == "getattr" and len(sub.args) > 1:
                     name = sub.args[1]
                     if isinstance(name, ast.Constant) and name.value in self.dests:
                         out.add(str(name.value))
+                    elif isinstance(name, ast.Constant) and _is_config(sub.args[0]):
+                        out.add(CONFIG + str(name.value))
                 elif sub.func.id in self.helpers and depth == 0:
                     out |= self.reads(self.helpers[sub.func.id], depth + 1)
         return out
@@ -140,6 +168,13 @@ class _Reader:
                             read = self.reads(sub.value, depth=1)
                             if read:
                                 self.locals.setdefault(name.id, set()).update(read)
+
+
+def _is_config(node: ast.AST) -> bool:
+    """``hf_config``, ``model_config.hf_text_config``, ``self.hf_config``, ``config``: the
+    object sglang reads ``config.json`` into (not ``model_config`` itself, whose
+    attributes are derived)."""
+    return bool(CONFIG_OBJECT.search(ast.unparse(node)))
 
 
 def _constants(node: ast.AST, op: ast.cmpop) -> list[Any]:
@@ -207,6 +242,10 @@ def targets(root: Path, dests: Iterable[str]) -> list[Target]:
             if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             reader.learn(fn)
+            model_type = _config_class(fn, parents)
+            if model_type is not None:  # a config class's __init__: its parameters are keys
+                for arg in fn.args.args[1:] + fn.args.kwonlyargs:
+                    reader.locals.setdefault(arg.arg, set()).add(CONFIG + arg.arg)
             for node in ast.walk(fn):
                 if not isinstance(node, ast.Raise | ast.Assert) or _owner(node, parents) is not fn:
                     continue
@@ -221,8 +260,28 @@ def targets(root: Path, dests: Iterable[str]) -> list[Target]:
                         values.setdefault(dest, set()).update(found)
                 text = " ".join(ast.unparse(g) for g in guards)
                 frozen = {k: tuple(sorted(v, key=repr)) for k, v in values.items()}
-                out.append(Target(rel, node.lineno, tuple(read), frozen, text, fn.name))
+                needs = (("model_type", json.dumps(model_type)),) if model_type else ()
+                target = Target(rel, node.lineno, tuple(read), frozen, text, fn.name, needs)
+                out.append(target)
     return out
+
+
+def _config_class(fn: ast.AST, parents: dict[ast.AST, ast.AST]) -> str | None:
+    """The ``model_type`` of the config class whose ``__init__`` ``fn`` is, else None."""
+    cls = parents.get(fn)
+    if not isinstance(fn, ast.FunctionDef) or fn.name != "__init__":
+        return None
+    if not isinstance(cls, ast.ClassDef):
+        return None
+    if not any(ast.unparse(b).endswith("Config") for b in cls.bases):
+        return None
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "model_type" for t in stmt.targets
+        ):
+            if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+                return stmt.value.value
+    return None
 
 
 def _owner(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST | None:
@@ -259,6 +318,30 @@ def fragments(flag: Flag, values: Iterable[Any]) -> list[list[str]]:
     fallback = MODEL_TOKEN if flag.dest.endswith("model_path") else STR_VALUE
     strings = [str(v) for v in wanted if isinstance(v, str) and v] or [fallback]
     return [[flag.name, s] for s in strings[:MAX_VALUES]]
+
+
+def patches(target: Target, limit: int) -> list[tuple[tuple[str, str], ...]]:
+    """Up to ``limit`` edits of ``config.json`` (``(key, JSON value)`` pairs) that give
+    the keys ``target``'s guards read the values they are compared with; a key compared
+    with nothing is removed, or set to 0."""
+    keys = [d[len(CONFIG) :] for d in target.dests if d.startswith(CONFIG)][:2]
+    options: list[list[tuple[str, str]]] = []
+    for key in keys:
+        found = [v for v in target.values.get(CONFIG + key, ()) if v is not None]
+        if key == "architectures":  # compared one by one: a list of one
+            found = [[v] for v in found if isinstance(v, str)]
+            if not found:
+                continue
+        values = [json.dumps(v) for v in found[:MAX_PATCHES]] or [DELETE, "0"]
+        options.append([(key, v) for v in values])
+    if not options:
+        return [target.needs] if target.needs else []
+    out: list[tuple[tuple[str, str], ...]] = []
+    for combo in itertools.product(*options):
+        out.append((*target.needs, *combo))
+        if len(out) >= limit:
+            break
+    return out
 
 
 def vocabulary(found: Iterable[Target]) -> dict[str, set[str]]:

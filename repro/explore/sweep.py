@@ -46,7 +46,7 @@ def site_record(ex: Explorer, site: tuple[str, int], root: Path) -> dict[str, An
         verdict(a, minimal.platform in SIMULATED)[1] == site for a in _repeat(ex, minimal, REPEATS)
     ]
     per_platform = {}
-    others = [Scenario(p, minimal.model, minimal.extra) for p in ex.platforms]
+    others = [Scenario(p, minimal.model, minimal.extra, minimal.patch) for p in ex.platforms]
     answers = ex.run(others)
     for s in others:
         kind, at = verdict(answers[s.key], s.platform in SIMULATED)
@@ -71,6 +71,7 @@ def site_record(ex: Explorer, site: tuple[str, int], root: Path) -> dict[str, An
             "flags": list(minimal.extra),
             "platform": minimal.platform,
             "model": minimal.model,
+            **({"config": minimal.edits()} if minimal.patch else {}),
         },
         "repeats": repeats,
         "reproduced": all(repeats),
@@ -146,6 +147,7 @@ def main(argv: list[str]) -> int:
     if args.flags:
         wanted = set(args.flags.split(","))
         ex.flag_list = [f for f in ex.flag_list if f.name in wanted]
+        ex.config_edits = False  # only these flags: no config.json edits either
     explore_deadline = started + args.budget_min * 60 * 0.6
     ex.explore(explore_deadline, args.pairs, root=root, per_site=args.per_site)
     explored_s = time.monotonic() - started

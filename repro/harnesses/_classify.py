@@ -86,6 +86,25 @@ def gpu_import_of(source: str, name: str) -> str | None:
     return None
 
 
+def _source_file(file: str) -> Path | None:
+    """The file an error names: as given, or (reports name files relative to their
+    package, ``sglang/srt/...``) inside the installed package."""
+    path = Path(file)
+    if path.is_file():
+        return path
+    if path.is_absolute() or not path.parts:
+        return None
+    try:
+        spec = importlib.util.find_spec(path.parts[0])
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        candidate = Path(location).parent / path
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def needs_gpu(error: dict[str, Any]) -> str | None:
     """Why this error means "needs a GPU here", or None if it does not."""
     if error.get("class") in {"ModuleNotFoundError", "ImportError"}:
@@ -95,8 +114,8 @@ def needs_gpu(error: dict[str, Any]) -> str | None:
             return f"GPU-only module {module!r} is not installed on this machine"
     if error.get("class") == "NameError" and error.get("file"):
         match = re.search(r"name '([^']+)' is not defined", str(error.get("message", "")))
-        path = Path(str(error["file"]))
-        if match and path.is_file():
+        path = _source_file(str(error["file"]))
+        if match and path is not None:
             source = gpu_import_of(path.read_text(), match.group(1))
             if source and not _installed(source.split(".")[0]):
                 return (

@@ -58,6 +58,24 @@ def test_name_from_guarded_gpu_import_needs_gpu(tmp_path, seed_record):
     assert C.classify_fix(other, seed_record) == C.FIX_BREAKS
 
 
+def test_a_package_relative_path_is_read_from_the_installed_package(tmp_path, monkeypatch):
+    # Run reports name files from the package on (sglang/srt/...); the guarded import
+    # must still be found there, or a missing GPU package reads as an sglang error.
+    package = tmp_path / "pkg_gpu_guarded"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "backend.py").write_text(
+        "if available():\n    from flashinfer import Wrapper\n\ndef make():\n    return Wrapper()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    error = _err(
+        cls="NameError", msg="name 'Wrapper' is not defined", file="pkg_gpu_guarded/backend.py"
+    )
+    assert "flashinfer" in C.needs_gpu(error)
+    missing = _err(cls="NameError", msg="name 'Wrapper' is not defined", file="nope/backend.py")
+    assert C.needs_gpu(missing) is None
+
+
 def test_flakiness_is_disagreement_across_repeats():
     assert C.summarize([C.FIXED, C.FIXED, C.FIXED]) == (C.FIXED, False)
     assert C.summarize([C.FIXED, C.TIMEOUT, C.FIXED]) == (C.FIXED, True)

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from repro.explore import _engine as E
 from repro.explore._guide import (
+    DELETE,
     MODEL_HINTS,
     PLATFORM_HINTS,
     Target,
     context,
     hinted,
     moves,
+    patches,
     targets,
 )
 from repro.explore._space import MODEL_TOKEN, Flag
@@ -125,3 +129,64 @@ def test_a_function_name_gives_the_setting_it_runs_under():
     eagle = Target("f.py", 1, ("speculative_num_steps",), values, "", "_handle_eagle_family")
     first = moves(eagle, by_dest, limit=4, vocab=vocab)[0]
     assert first == ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "0")
+
+
+CONFIG_CLASS = """
+from transformers import PretrainedConfig
+
+
+class BeamConfig(PretrainedConfig):
+    model_type = "beam"
+
+    def __init__(self, num_hidden_layers=2, layer_types=None, **kwargs):
+        if num_hidden_layers <= 0:
+            raise ValueError("num_hidden_layers must be positive")
+        super().__init__(**kwargs)
+
+
+def check(model_config, cfg):
+    hf_config = model_config.hf_config
+    if hf_config.architectures[0] in ("LagunaForCausalLM",) and cfg.page_size > 1:
+        raise ValueError("Laguna needs page size 1")
+    if hf_config.get("sliding_window") is None:
+        raise ValueError("no sliding window")
+"""
+
+
+@pytest.mark.unit
+def test_config_keys_and_config_classes_become_config_json_edits(tmp_path):
+    path = tmp_path / "sglang" / "srt" / "configs" / "beam.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(textwrap.dedent(CONFIG_CLASS))
+    found = {t.line: t for t in targets(tmp_path, {"page_size": FLAGS["page_size"]})}
+    beam, laguna, window = found[10], found[17], found[19]
+    # A config class's __init__: its parameters are config.json keys, and every edit
+    # selects the class by its model_type.
+    assert patches(beam, 4)[0] == (("model_type", '"beam"'), ("num_hidden_layers", "0"))
+    # A key read off hf_config: compared with a constant (architectures: a list of one).
+    assert ("architectures", '["LagunaForCausalLM"]') in patches(laguna, 4)[0]
+    assert "page_size" in laguna.dests
+    # A key compared with nothing usable is removed, or set to 0.
+    assert patches(window, 4) == [(("sliding_window", DELETE),), (("sliding_window", "0"),)]
+
+
+@pytest.mark.unit
+def test_a_config_edit_is_a_copy_of_the_shipped_directory(tmp_path, monkeypatch):
+    monkeypatch.setattr(E, "PATCHED_DIR", tmp_path / "patched")
+    scenario = E.Scenario("hopper", "qwen__Qwen2.5-7B", ("--tp-size", "2"),
+                          (("num_attention_heads", "0"), ("sliding_window", DELETE)))  # fmt: skip
+    directory = scenario.model_dir()
+    shipped = json.loads((E.MODEL_CONFIGS_DIR / "qwen__Qwen2.5-7B" / "config.json").read_text())
+    edited = json.loads((directory / "config.json").read_text())
+    assert edited["num_attention_heads"] == 0 and "sliding_window" not in edited
+    edited_keys = ("num_attention_heads", "sliding_window")
+    assert {k: v for k, v in edited.items() if k not in edited_keys} == {
+        k: v for k, v in shipped.items() if k not in edited_keys
+    }
+    assert scenario.model_dir() == directory  # made once
+    assert scenario.argv()[:2] == ["--model-path", str(directory)]
+    assert scenario.command().endswith(
+        "--device cuda  # config.json edited: num_attention_heads=0, sliding_window removed"
+    )
+    assert scenario.edits() == {"num_attention_heads": 0, "sliding_window": None}
+    assert scenario.key != scenario.but(scenario.extra, ()).key
