@@ -44,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--per-site", type=int, default=8, help="guided moves per raise site not hit yet"
     )
-    parser.add_argument("--flags", default="", help="explore only these flags (comma list; no config.json edits)")
+    parser.add_argument(
+        "--flags", default="", help="explore only these flags (comma list; no config.json edits)"
+    )
     parser.add_argument("--max-sites", type=int, default=0, help="finish at most N sites")
     args = parser.parse_args(argv)
     args.cache_dir = args.cache_dir or sweep_cache_dir()
