@@ -121,6 +121,7 @@ def test_explorer_results_reach_the_record(seeded, client, tmp_path, monkeypatch
             "--attention-backend trtllm_mla --device cuda",
             "platform": "blackwell",
             "model": "qwen__Qwen2.5-7B",
+            "config": {"sliding_window": None, "num_hidden_layers": 2},
         },
         "repeats": [True, True, True],
         "reproduced": True,
@@ -147,3 +148,7 @@ def test_explorer_results_reach_the_record(seeded, client, tmp_path, monkeypatch
     page = " ".join(client.get(f"/records/{SEED}").get_data(as_text=True).split())
     assert "Explorer: reproduced / fix proven" in page
     assert "remove --attention-backend trtllm_mla" in page
+    # A trigger that needed config.json edits says which (a removed key, a set value).
+    assert found["trigger"]["config"] == {"sliding_window": None, "num_hidden_layers": 2}
+    assert "edited (<span class=\"sweep-config\"><code>sliding_window</code> removed, " in page
+    assert "<code>num_hidden_layers</code> = <code>2</code>" in page
