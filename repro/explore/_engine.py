@@ -11,9 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -21,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from repro.explore._guide import (
-    DELETE,
     MODEL_HINTS,
     PLATFORM_HINTS,
     hinted,
@@ -31,130 +28,22 @@ from repro.explore._guide import (
     vocabulary,
 )
 from repro.explore._pool import run_all
-from repro.explore._space import MODEL_TOKEN, Flag, alternatives, build_parser, flags, mutations
+from repro.explore._scenario import (
+    GPU,
+    HARNESS,
+    LAUNCHED,
+    SITE,
+    STAGES,
+    Scenario,
+    compact,
+    job,
+    verdict,
+)
+from repro.explore._space import Flag, alternatives, build_parser, flags, mutations
 from repro.harnesses import _classify as C
-from repro.harnesses._models import MODEL_CONFIGS_DIR
 from repro.harnesses._simulate import SIMULATED
-from repro.paths import public_path
 
-STAGES = ("parse", "model_lookup", "resolve", "check", "publish", "runner_setup", "construct")
-LAUNCHED, SITE, GPU, HARNESS = "LAUNCHED", "SITE", "NEEDS_GPU", "HARNESS_ERROR"
 MAX_ALTERNATIVES = 5  # per flag: removed, and up to four other choices
-# Model config directories with an edited config.json (Scenario.patch).
-PATCHED_DIR = Path(tempfile.gettempdir()) / "errata-sweep-models"
-
-
-@dataclass(frozen=True)
-class Scenario:
-    platform: str
-    model: str  # directory name under data/model-configs
-    extra: tuple[str, ...] = ()
-    patch: tuple[tuple[str, str], ...] = ()  # config.json edits: (key, JSON value or DELETE)
-
-    @property
-    def key(self) -> str:
-        parts: list[Any] = [self.platform, self.model, list(self.extra)]
-        return json.dumps(parts + [[list(p) for p in self.patch]] if self.patch else parts)
-
-    def argv(self) -> list[str]:
-        path = str(MODEL_CONFIGS_DIR / self.model)
-        extra = [path if t == MODEL_TOKEN else t for t in self.extra]
-        return ["--model-path", str(self.model_dir()), *extra]
-
-    def model_dir(self) -> Path:
-        """The shipped config directory, or a copy with ``patch`` applied to its
-        ``config.json`` (made once per patch, under the temp directory)."""
-        source = MODEL_CONFIGS_DIR / self.model
-        if not self.patch:
-            return source
-        digest = hashlib.sha256(json.dumps(self.patch).encode()).hexdigest()[:12]
-        target = PATCHED_DIR / f"{self.model}~{digest}"
-        if (target / "config.json").is_file():
-            return target
-        PATCHED_DIR.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(dir=PATCHED_DIR))
-        for item in source.iterdir():
-            if item.is_file():
-                shutil.copy2(item, staging / item.name)
-        config = json.loads((source / "config.json").read_text())
-        for key, value in self.patch:
-            if value == DELETE:
-                config.pop(key, None)
-            else:
-                config[key] = json.loads(value)
-        (staging / "config.json").write_text(json.dumps(config, indent=1))
-        try:
-            staging.rename(target)
-        except OSError:  # another worker made it first
-            shutil.rmtree(staging, ignore_errors=True)
-        return target
-
-    def but(
-        self, extra: tuple[str, ...], patch: tuple[tuple[str, str], ...] | None = None
-    ) -> Scenario:
-        """The same platform and model with other flags (and config edits)."""
-        return Scenario(self.platform, self.model, extra, self.patch if patch is None else patch)
-
-    def edits(self) -> dict[str, Any]:
-        """The config.json edits as shown to users (a removed key is ``None``)."""
-        return {k: None if v == DELETE else json.loads(v) for k, v in self.patch}
-
-    def command(self) -> str:
-        import shlex
-
-        device = "cuda" if self.platform in SIMULATED else "cpu"
-        extra = [self.model if t == MODEL_TOKEN else t for t in self.extra]
-        args = ["--model-path", self.model, *extra, "--device", device]
-        line = shlex.join(["python", "-m", "sglang.launch_server", *args])
-        if not self.patch:
-            return line
-        edits = ", ".join(f"{k} removed" if v == DELETE else f"{k}={v}" for k, v in self.patch)
-        return f"{line}  # config.json edited: {edits}"
-
-
-def _platform(name: str) -> dict[str, Any]:
-    simulated = name in SIMULATED
-    return {"name": name, "simulated": simulated, "server_device": "cuda" if simulated else "cpu"}
-
-
-def _job(scenario: Scenario) -> Any:
-    def run() -> dict[str, Any]:
-        from repro.harnesses._sglang_steps import run_scenario
-
-        return run_scenario(scenario.argv(), _platform(scenario.platform), "cpu")
-
-    return run
-
-
-def verdict(answer: dict[str, Any], simulated: bool) -> tuple[str, tuple[str, int] | None]:
-    """What one run did: launched, raised at an sglang site, needs a GPU, or harness."""
-    if "fork_error" in answer:
-        return HARNESS, None
-    error = answer.get("error")
-    if not error:
-        return LAUNCHED, None
-    if error.get("stage") in ("model_lookup", "runner_setup") or C.harness_fault(error):
-        return HARNESS, None
-    if C.needs_gpu(error) or C.simulation_gap(error, simulated):
-        return GPU, None
-    if not error.get("in_sglang"):
-        return HARNESS if error.get("stage") == "construct" else "EXTERNAL", None
-    return SITE, (public_path(str(error["file"])), int(error["line"]))
-
-
-def compact(answer: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        k: answer[k] for k in ("fork_error", "detail", "resolved_backends") if k in answer
-    }
-    error = answer.get("error")
-    if error:
-        keep = ("class", "qualname", "file", "line", "function", "stage", "in_sglang", "code")
-        out["error"] = {k: error.get(k) for k in keep}
-        out["error"]["file"] = public_path(str(error.get("file")))
-        out["error"]["message"] = public_path(str(error.get("message", "")))[:400]
-    else:
-        out["error"] = None
-    return out
 
 
 @dataclass
@@ -191,7 +80,7 @@ class Explorer:
                 todo[s.key] = s
         sink = self.cache_path.open("a") if self.cache_path else None
         try:
-            jobs = ((k, _job(s)) for k, s in todo.items())
+            jobs = ((k, job(s)) for k, s in todo.items())
             for key, answer in run_all(jobs, self.workers, self.timeout_s):
                 small = compact(answer)
                 self.cache[key] = out[key] = small
@@ -258,12 +147,13 @@ class Explorer:
         out: dict[str, Scenario] = {}
         found = targets(root, by_dest)
         vocab = vocabulary(found)
+        bad = self.refused()
         for target in found:
             if (target.file, target.line) in self.sites:
                 continue
             platforms = hinted(target.text, PLATFORM_HINTS, self.platforms)[:2]
             models = hinted(target.text, MODEL_HINTS, self.models)[:2]
-            flag_moves = moves(target, by_dest, limit, vocab)
+            flag_moves = moves(target, by_dest, limit, vocab, bad)
             edits = patches(target, limit) if self.config_edits else []
             # config.json edits alone, and with the guards' first flag move.
             tried = [(m, ()) for m in flag_moves] + [(e, p) for p in edits for e in
@@ -274,6 +164,18 @@ class Explorer:
                         scenario = Scenario(p, m, extra, patch)
                         out.setdefault(scenario.key, scenario)
         return list(out.values())
+
+    def refused(self) -> set[tuple[str, ...]]:
+        """Single moves sglang's parser refused on the primary platform and model (a
+        free-string flag that wants JSON, say): a combination with one fails the same way."""
+        out: set[tuple[str, ...]] = set()
+        for key, answer in self.cache.items():
+            platform, model, extra = json.loads(key)[:3]
+            error = answer.get("error") or {}
+            first = (platform, model) == (self.platforms[0], self.models[0])
+            if first and error.get("stage") == "parse" and not error.get("in_sglang"):
+                out.add(tuple(extra))
+        return out
 
     def _batch(self, scenarios: list[Scenario], hot: set, deadline: float, chunk: int = 64) -> None:
         done = f"{self.runs} runs, {self.cached} cached, {len(self.sites)} sites"
@@ -394,8 +296,10 @@ def _join(frags: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
 
 
 def code_hash(root: Path) -> str:
-    """Hash of the harness code the answers depend on (a change invalidates the cache)."""
+    """Hash of the code an answer depends on: the harness and how a scenario runs, not
+    the search (``_guide``, ``Explorer``), so a better search reuses cached answers."""
     digest = hashlib.sha256()
-    for path in sorted([*root.glob("harnesses/_*.py"), *root.glob("explore/_*.py")]):
+    answering = [root / "explore" / "_scenario.py", root / "explore" / "_pool.py"]
+    for path in sorted([*root.glob("harnesses/_*.py"), *answering]):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repro.explore._scenario import DELETE
 from repro.explore._space import MODEL_TOKEN, STR_VALUE, Flag
 
 GUIDED = (
@@ -40,7 +41,6 @@ CONFIG = "config:"
 CONFIG_OBJECT = re.compile(r"(^|\.)(hf_config|hf_text_config|text_config|config)$")
 MAX_PATCHES = 3  # values tried per config key
 CONFIG_METHODS = {"get", "to_dict", "items", "keys", "values", "update", "pop", "setdefault"}
-DELETE = "@delete"  # a patch value: the key removed from config.json
 # Choice words that say nothing about what a function is for.
 GENERIC_WORDS = {"auto", "none", "default", "true", "false", "all", "null"}
 
@@ -292,8 +292,9 @@ def _owner(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST | None:
     return None
 
 
-def fragments(flag: Flag, values: Iterable[Any]) -> list[list[str]]:
-    """Argv fragments that set ``flag`` to the guard's values (or its own choices)."""
+def fragments(flag: Flag, values: Iterable[Any], known: Iterable[str] = ()) -> list[list[str]]:
+    """Argv fragments that set ``flag`` to the guard's values, else to its own choices, or
+    (a free string) to values other guards compare it with (``known``)."""
     if flag.kind == "bool":
         return [[flag.name]]
     if flag.kind == "negbool":
@@ -316,7 +317,8 @@ def fragments(flag: Flag, values: Iterable[Any]) -> list[list[str]]:
         out = [[flag.name, str(n)] for n in dict.fromkeys(nums) if str(n) != str(flag.default)]
         return out[:MAX_VALUES]
     fallback = MODEL_TOKEN if flag.dest.endswith("model_path") else STR_VALUE
-    strings = [str(v) for v in wanted if isinstance(v, str) and v] or [fallback]
+    strings = [str(v) for v in wanted if isinstance(v, str) and v]
+    strings = strings or sorted(v for v in known if v) or [fallback]
     return [[flag.name, s] for s in strings[:MAX_VALUES]]
 
 
@@ -359,27 +361,40 @@ def moves(
     by_dest: dict[str, Flag],
     limit: int,
     vocab: dict[str, set[str]] | None = None,
+    bad: set[tuple[str, ...]] | None = None,
 ) -> list[tuple[str, ...]]:
     """Up to ``limit`` argv extras that set the flags ``target``'s guards read: their
-    conjunction first (with the function's context, below), then each flag alone."""
-    flags = [by_dest[d] for d in target.dests if d in by_dest][:MAX_FLAGS]
-    options = [fragments(f, target.values.get(d, ())) for d, f in _paired(flags, by_dest)]
-    ctx = [frag for frag in context(target.function, by_dest, vocab or {}) if frag[0] not in
-           {f.name for f in flags}]  # fmt: skip
+    conjunction, with and without the function's context (below), then each flag alone.
+    ``bad`` fragments (ones sglang's parser refused on their own) are never used."""
+    vocab, bad = vocab or {}, bad or set()
+    options = []
+    for dest in target.dests:
+        flag = by_dest.get(dest)
+        if flag is None or len(options) == MAX_FLAGS:
+            continue
+        frags = fragments(flag, target.values.get(dest, ()), vocab.get(dest, ()))
+        frags = [f for f in frags if tuple(f) not in bad]
+        if frags:
+            options.append(frags)
+    names = {frags[0][0] for frags in options}
+    ctx = [f for f in context(target.function, by_dest, vocab) if f[0] not in names]
+    ctx = [f for f in ctx if tuple(f) not in bad]
     if not options and not ctx:
         return []
     out: list[tuple[str, ...]] = []
-    for combo in itertools.product(*options):
-        out.append(tuple(t for frag in [*ctx, *combo] for t in frag))
-        if len(out) >= limit:
-            return out
-    singles = [frag for frags in options for frag in frags] if len(options) > 1 else []
-    for frag in singles:
-        if len(out) >= limit:
-            break
-        move = tuple(t for f in [*ctx, frag] for t in f)
-        if move not in out:
+
+    def add(frags: Iterable[list[str]]) -> bool:
+        move = tuple(t for frag in frags for t in frag)
+        if move and move not in out:
             out.append(move)
+        return len(out) >= limit
+
+    for combo in itertools.product(*options):
+        if add([*ctx, *combo]) or (ctx and add(combo)):
+            return out
+    for frag in [f for frags in options for f in frags] if len(options) > 1 else []:
+        if add([*ctx, frag]):
+            break
     return out
 
 

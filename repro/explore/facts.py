@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from repro.explore._engine import GPU, HARNESS, LAUNCHED, Explorer, Scenario, verdict
+from repro.explore._engine import Explorer
+from repro.explore._scenario import GPU, HARNESS, LAUNCHED, Scenario, verdict
 from repro.harnesses._simulate import SIMULATED
 
 

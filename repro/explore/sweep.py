@@ -15,7 +15,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from repro.explore._engine import SITE, Explorer, Scenario, code_hash, verdict
+from repro.explore._engine import Explorer, code_hash
+from repro.explore._scenario import SITE, Scenario, verdict
 from repro.explore._sites import AREAS, area_of, describe
 from repro.harnesses._simulate import SIMULATED
 
@@ -83,10 +84,10 @@ def site_record(ex: Explorer, site: tuple[str, int], root: Path) -> dict[str, An
 
 def _repeat(ex: Explorer, scenario: Scenario, times: int) -> list[dict[str, Any]]:
     """Fresh runs (not the cache): the point is to see it happen again."""
-    from repro.explore._engine import _job
     from repro.explore._pool import run_all
+    from repro.explore._scenario import job
 
-    jobs = ((i, _job(scenario)) for i in range(times))
+    jobs = ((i, job(scenario)) for i in range(times))
     return [a for _, a in run_all(jobs, ex.workers, ex.timeout_s)]
 
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from repro.explore import _engine as E
+from repro.explore import _scenario as E
 from repro.explore._guide import (
-    DELETE,
     MODEL_HINTS,
     PLATFORM_HINTS,
     Target,
@@ -20,6 +19,7 @@ from repro.explore._guide import (
     patches,
     targets,
 )
+from repro.explore._scenario import DELETE
 from repro.explore._space import MODEL_TOKEN, Flag
 
 HOOK = """
@@ -190,3 +190,25 @@ def test_a_config_edit_is_a_copy_of_the_shipped_directory(tmp_path, monkeypatch)
     )
     assert scenario.edits() == {"num_attention_heads": 0, "sliding_window": None}
     assert scenario.key != scenario.but(scenario.extra, ()).key
+
+
+@pytest.mark.unit
+def test_moves_avoid_refused_fragments_and_use_known_strings():
+    flags = [
+        _flag("--cuda-graph-config", "str"),
+        _flag("--speculative-algorithm", "str"),
+        _flag("--max-ep-size", "int"),
+    ]
+    by_dest = {f.dest: f for f in flags}
+    guards = Target("f.py", 1, ("cuda_graph_config", "speculative_algorithm", "max_ep_size"),
+                    {"max_ep_size": (2,)}, "", "handle_elastic_ep")  # fmt: skip
+    vocab = {"speculative_algorithm": {"NGRAM", "EAGLE"}}
+    found = moves(guards, by_dest, limit=8, vocab=vocab, bad={("--cuda-graph-config", "x")})
+    # The JSON flag's "x" was refused by the parser on its own: it is left out rather
+    # than sinking every combination; a free string takes what other guards compare.
+    assert found[0] == ("--speculative-algorithm", "EAGLE", "--max-ep-size", "2")
+    assert not any("--cuda-graph-config" in m for m in found)
+    # With and without the function's context, alternately.
+    by_dest["enable_elastic_ep"] = _flag("--enable-elastic-ep", "bool", False)
+    found = moves(guards, by_dest, limit=4, vocab=vocab)
+    assert found[0][:1] == ("--enable-elastic-ep",) and found[1][:1] != ("--enable-elastic-ep",)
