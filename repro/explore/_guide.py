@@ -223,15 +223,15 @@ def _returns(node: ast.If) -> bool:
 def targets(root: Path, dests: Iterable[str]) -> list[Target]:
     """Every raise/assert in the guided files, with the flags and values its guards read."""
     known = set(dests)
-    trees: list[tuple[str, ast.AST]] = []
+    trees: list[tuple[str, ast.Module]] = []
     helpers: dict[str, ast.AST] = {}
     for path in _files(root):
         try:
-            tree = ast.parse(path.read_text())
+            parsed = ast.parse(path.read_text())
         except (OSError, SyntaxError, ValueError):
             continue
-        trees.append((path.relative_to(root).as_posix(), tree))
-        for node in tree.body:
+        trees.append((path.relative_to(root).as_posix(), parsed))
+        for node in parsed.body:
             if isinstance(node, ast.FunctionDef):
                 helpers.setdefault(node.name, node)
     out: list[Target] = []
@@ -246,10 +246,10 @@ def targets(root: Path, dests: Iterable[str]) -> list[Target]:
             if model_type is not None:  # a config class's __init__: its parameters are keys
                 for arg in fn.args.args[1:] + fn.args.kwonlyargs:
                     reader.locals.setdefault(arg.arg, set()).add(CONFIG + arg.arg)
-            for node in ast.walk(fn):
-                if not isinstance(node, ast.Raise | ast.Assert) or _owner(node, parents) is not fn:
+            for site in ast.walk(fn):
+                if not isinstance(site, ast.Raise | ast.Assert) or _owner(site, parents) is not fn:
                     continue
-                guards = _guards(fn, node, parents)
+                guards = _guards(fn, site, parents)
                 read: list[str] = []
                 values: dict[str, set[Any]] = {}
                 for guard in guards:
@@ -261,7 +261,7 @@ def targets(root: Path, dests: Iterable[str]) -> list[Target]:
                 text = " ".join(ast.unparse(g) for g in guards)
                 frozen = {k: tuple(sorted(v, key=repr)) for k, v in values.items()}
                 needs = (("model_type", json.dumps(model_type)),) if model_type else ()
-                target = Target(rel, node.lineno, tuple(read), frozen, text, fn.name, needs)
+                target = Target(rel, site.lineno, tuple(read), frozen, text, fn.name, needs)
                 out.append(target)
     return out
 
@@ -367,7 +367,7 @@ def moves(
     conjunction, with and without the function's context (below), then each flag alone.
     ``bad`` fragments (ones sglang's parser refused on their own) are never used."""
     vocab, bad = vocab or {}, bad or set()
-    options = []
+    options: list[list[list[str]]] = []
     for dest in target.dests:
         flag = by_dest.get(dest)
         if flag is None or len(options) == MAX_FLAGS:
