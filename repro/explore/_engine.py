@@ -21,6 +21,8 @@ from typing import Any
 from repro.explore._guide import (
     MODEL_HINTS,
     PLATFORM_HINTS,
+    Target,
+    fragments,
     hinted,
     moves,
     patches,
@@ -58,6 +60,7 @@ class Explorer:
     runs: int = 0
     cached: int = 0
     config_edits: bool = True  # also try config.json edits the guards point to
+    _found: list[Target] | None = None  # the guided targets, read once
 
     def __post_init__(self) -> None:
         self.flag_list: list[Flag] = flags(build_parser())
@@ -112,7 +115,8 @@ class Explorer:
     ) -> None:
         """Coverage-guided order: every single-flag move on the first platform and model;
         then, for each raise site not hit yet, the flags and values its guards test
-        (``_guide``), on the platforms and models its guards name; then the moves that
+        (``_guide``), on the platforms and models its guards name; then repairs of the
+        guided moves that stopped at another site first (``repairs``); then the moves that
         raised on the first platform on every other platform (a site's neighbours); then
         random two-flag pairs; then the remaining moves on the other platforms and models."""
         singles = [tuple(m) for f in self.flag_list for m in mutations(f)]
@@ -124,6 +128,7 @@ class Explorer:
         if root is not None and per_site > 0:
             for limit in (max(1, per_site // 4), per_site):
                 self._batch(self.guided(root, limit), hot, deadline)
+            self._batch(self.repairs(root, per_site), hot, deadline)
         others = self.platforms[1:]
         self._batch([Scenario(p, model, mv) for mv in singles if mv in hot for p in others],
                     hot, deadline)  # fmt: skip
@@ -143,11 +148,17 @@ class Explorer:
     def guided(self, root: Path, limit: int) -> list[Scenario]:
         """Scenarios for the raise sites not hit yet: up to ``limit`` moves each that set
         the flags their guards read, on up to two hinted platforms and models."""
-        by_dest = {f.dest: f for f in self.flag_list if f.dest}
         out: dict[str, Scenario] = {}
-        found = targets(root, by_dest)
+        for _, scenario in self._guided(root, limit):
+            out.setdefault(scenario.key, scenario)
+        return list(out.values())
+
+    def _guided(self, root: Path, limit: int) -> list[tuple[Target, Scenario]]:
+        by_dest = {f.dest: f for f in self.flag_list if f.dest}
+        found = self._targets(root)
         vocab = vocabulary(found)
         bad = self.refused()
+        out: list[tuple[Target, Scenario]] = []
         for target in found:
             if (target.file, target.line) in self.sites:
                 continue
@@ -161,8 +172,47 @@ class Explorer:
             for extra, patch in tried[: limit + len(edits)]:
                 for p in platforms or self.platforms[:1]:
                     for m in models or self.models[:1]:
-                        scenario = Scenario(p, m, extra, patch)
-                        out.setdefault(scenario.key, scenario)
+                        out.append((target, Scenario(p, m, extra, patch)))
+        return out
+
+    def _targets(self, root: Path) -> list[Target]:
+        if self._found is None:
+            self._found = targets(root, {f.dest: f for f in self.flag_list if f.dest})
+        return self._found
+
+    def repairs(self, root: Path, limit: int, per_site: int = 4) -> list[Scenario]:
+        """Second tries for the sites not hit yet whose guided moves stopped at another
+        site first (a prerequisite check, usually): the same move with one flag that the
+        other site's guards read changed (removed, or set to another value), so the run
+        gets past that check to the guard it was meant for."""
+        by_dest = {f.dest: f for f in self.flag_list if f.dest}
+        by_site = {(t.file, t.line): t for t in self._targets(root)}
+        bad = self.refused()
+        out: dict[str, Scenario] = {}
+        per_target: dict[tuple[str, int], int] = {}
+        for target, scenario in self._guided(root, limit):
+            site = (target.file, target.line)
+            answer = self.cache.get(scenario.key)
+            if answer is None or site in self.sites:
+                continue
+            kind, blocker = verdict(answer, scenario.platform in SIMULATED)
+            other = by_site.get(blocker) if kind == SITE and blocker else None
+            if other is None:
+                continue
+            frags = self.fragments(scenario.extra)
+            for dest in other.dests:
+                flag = by_dest.get(dest)
+                if flag is None or per_target.get(site, 0) >= per_site:
+                    continue
+                kept = [f for f in frags if f[0] not in (flag.name, "--no-" + flag.name[2:])]
+                options = [tuple(f) for f in fragments(flag, other.values.get(dest, ()))]
+                tries = [kept] if len(kept) < len(frags) else []
+                tries += [[*kept, o] for o in options if o not in frags and o not in bad]
+                for extra in tries[:2]:
+                    repaired = scenario.but(_join(extra))
+                    if repaired.key not in self.cache and repaired.key not in out:
+                        out[repaired.key] = repaired
+                        per_target[site] = per_target.get(site, 0) + 1
         return list(out.values())
 
     def refused(self) -> set[tuple[str, ...]]:
