@@ -22,10 +22,10 @@ from repro.explore._guide import (
     MODEL_HINTS,
     PLATFORM_HINTS,
     Target,
-    fragments,
     hinted,
     moves,
     patches,
+    repaired_moves,
     targets,
     vocabulary,
 )
@@ -199,16 +199,10 @@ class Explorer:
             other = by_site.get(blocker) if kind == SITE and blocker else None
             if other is None:
                 continue
-            frags = self.fragments(scenario.extra)
-            for dest in other.dests:
-                flag = by_dest.get(dest)
-                if flag is None or per_target.get(site, 0) >= per_site:
+            for tries in repaired_moves(self.fragments(scenario.extra), other, by_dest, bad):
+                if per_target.get(site, 0) >= per_site:
                     continue
-                kept = [f for f in frags if f[0] not in (flag.name, "--no-" + flag.name[2:])]
-                options = [tuple(f) for f in fragments(flag, other.values.get(dest, ()))]
-                tries = [kept] if len(kept) < len(frags) else []
-                tries += [[*kept, o] for o in options if o not in frags and o not in bad]
-                for extra in tries[:2]:
+                for extra in tries:
                     repaired = scenario.but(_join(extra))
                     if repaired.key not in self.cache and repaired.key not in out:
                         out[repaired.key] = repaired

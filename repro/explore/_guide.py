@@ -346,6 +346,28 @@ def patches(target: Target, limit: int) -> list[tuple[tuple[str, str], ...]]:
     return out
 
 
+def repaired_moves(
+    frags: list[tuple[str, ...]],
+    blocker: Target,
+    by_dest: dict[str, Flag],
+    bad: set[tuple[str, ...]],
+) -> list[list[list[tuple[str, ...]]]]:
+    """A move (``frags``) stopped at ``blocker``, another site, first: the same move with
+    one flag that ``blocker``'s guards read removed, or set to a value those guards
+    compare (up to two tries per flag, grouped by flag in the guards' order)."""
+    out: list[list[list[tuple[str, ...]]]] = []
+    for dest in blocker.dests:
+        flag = by_dest.get(dest)
+        if flag is None:
+            continue
+        kept = [f for f in frags if f[0] not in (flag.name, "--no-" + flag.name[2:])]
+        options = [tuple(f) for f in fragments(flag, blocker.values.get(dest, ()))]
+        tries = [kept] if len(kept) < len(frags) else []
+        tries += [[*kept, o] for o in options if o not in frags and o not in bad]
+        out.append(tries[:2])
+    return out
+
+
 def vocabulary(found: Iterable[Target]) -> dict[str, set[str]]:
     """Every string each flag is compared with anywhere in the guided files (for flags
     whose parser lists no choices, such as ``--speculative-algorithm``)."""

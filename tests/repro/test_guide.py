@@ -17,6 +17,7 @@ from repro.explore._guide import (
     hinted,
     moves,
     patches,
+    repaired_moves,
     targets,
 )
 from repro.explore._scenario import DELETE
@@ -212,3 +213,24 @@ def test_moves_avoid_refused_fragments_and_use_known_strings():
     by_dest["enable_elastic_ep"] = _flag("--enable-elastic-ep", "bool", False)
     found = moves(guards, by_dest, limit=4, vocab=vocab)
     assert found[0][:1] == ("--enable-elastic-ep",) and found[1][:1] != ("--enable-elastic-ep",)
+
+
+@pytest.mark.unit
+def test_a_move_stopped_by_another_check_is_repaired_through_that_checks_flags():
+    flags = [
+        _flag("--enable-kv-cache-sharding", "bool", False),
+        _flag("--page-size", "int"),
+        _flag("--attention-backend", "choice", None, ("fa3", "triton", "flashinfer")),
+    ]
+    by_dest = {f.dest: f for f in flags}
+    # The move for a page-size guard stopped at a check that reads the backend and the
+    # sharding flag: retry with the flag it set removed, and with the backend changed.
+    blocker = Target("kv_shard_hook.py", 100, ("enable_kv_cache_sharding", "attention_backend"),
+                     {"attention_backend": ("fa3",)})  # fmt: skip
+    move = [("--page-size", "1"), ("--enable-kv-cache-sharding",)]
+    sharding, backend = repaired_moves(move, blocker, by_dest, bad=set())
+    assert sharding == [[("--page-size", "1")]]
+    assert backend[0] == [*move, ("--attention-backend", "fa3")]
+    refused = {("--attention-backend", "fa3")}
+    backend = repaired_moves(move, blocker, by_dest, refused)[1]
+    assert [*move, ("--attention-backend", "fa3")] not in backend
