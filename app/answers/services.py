@@ -25,6 +25,7 @@ from app.records import queries
 from app.records import services as records
 from app.records.models import Record
 from app.repro import queries as runs
+from app.repro import sweep as explorer
 from app.repro.services import latest_verdicts
 
 MAX_TEXT_BYTES = 256 * 1024
@@ -47,6 +48,8 @@ class MatchedRecord:
     solutions: list[str]
     why: Explanation
     repro: dict[str, Any] | None
+    # the config-space explorer on this raise site: {reproduced, fixProven}, if it got there
+    sweep: dict[str, bool] | None = None
     # curated, repo, releases {first, last}, at {release, filePath, lineNumber}
     site: dict[str, Any] = field(default_factory=dict)
     # the other records of the same raise site that matched (grouped into this one)
@@ -122,6 +125,9 @@ def match(
                 solutions=catalog.solutions.get(entry.record_id, []),
                 why=m.why,
                 repro=verdicts.get(entry.record_id) or None,
+                sweep=explorer.proven(
+                    entry.repo, entry.file_path, entry.pattern, entry.error_message or ""
+                ),
                 site=site_fields(
                     catalog, entry.record_id, user_release(catalog, entry, filters, evidence)
                 ),

@@ -186,6 +186,11 @@ class MatchItem(SiteFields):
     why: MatchWhy | None = Field(default=None, description="Absent with compact=true")
     href: str = Field(description=HREF)
     repro: dict[str, Any] | None = None
+    sweep: dict[str, bool] | None = Field(
+        default=None,
+        description="The config-space explorer on this raise site: reproduced / fixProven "
+        "(absent when it did not reach the site)",
+    )
 
 
 class ParsedException(BaseModel):

@@ -61,6 +61,7 @@ def match_response(answer: MatchAnswer, compact: bool) -> schemas.MatchResponse:
             "solutions": m.solutions,
             "href": record_page_url(m.record_id),
             "repro": m.repro,
+            "sweep": m.sweep,
             **m.site,
         }
         if not compact:

@@ -62,6 +62,22 @@ def findings(
     return out
 
 
+def proven(
+    repo: str | None, file_path: str | None, pattern: str, message: str
+) -> dict[str, bool] | None:
+    """``{"reproduced", "fixProven"}`` for a record's raise site from the explorer's
+    results, or None when the explorer did not reach it (for the match answer)."""
+    if not repo or not file_path:
+        return None
+    found = findings(repo, file_path, pattern, message)
+    if not found:
+        return None
+    return {
+        "reproduced": any(s.get("reproduced") for s in found),
+        "fixProven": any(s.get("reproduced") and s.get("fixed") for s in found),
+    }
+
+
 def coverage(directory: Path | None = None) -> list[dict[str, Any]]:
     """Per sweep file: version, when, and coverage by area (for the matrix page)."""
     return [

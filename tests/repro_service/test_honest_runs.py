@@ -150,5 +150,17 @@ def test_explorer_results_reach_the_record(seeded, client, tmp_path, monkeypatch
     assert "remove --attention-backend trtllm_mla" in page
     # A trigger that needed config.json edits says which (a removed key, a set value).
     assert found["trigger"]["config"] == {"sliding_window": None, "num_hidden_layers": 2}
-    assert "edited (<span class=\"sweep-config\"><code>sliding_window</code> removed, " in page
+    assert 'edited (<span class="sweep-config"><code>sliding_window</code> removed, ' in page
     assert "<code>num_hidden_layers</code> = <code>2</code>" in page
+    # The match answer says it for each match, in the API and on /match.
+    text = "ValueError: trtllm_mla backend can only be used with MLA models."
+    matches = client.post("/api/v1/match", json={"text": text}).get_json()["matches"]
+    seed = next(m for m in matches if m["id"] == SEED)
+    assert seed["sweep"] == {"reproduced": True, "fixProven": True}
+    assert all(m["sweep"] is None for m in matches if m["id"] != SEED)
+    client.get("/match")
+    with client.session_transaction() as session:
+        token = session["csrf_token"]
+    html = client.post("/match", data={"text": text, "csrf_token": token}).get_data(as_text=True)
+    page = " ".join(html.split())
+    assert f'href="/records/{SEED}#sweep">reproduced / fix proven</a>' in page
