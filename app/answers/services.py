@@ -110,6 +110,7 @@ def match(
     evidence = traceback_evidence(catalog, result.parsed)
     ids = [m.record_id for m in found if m.record_id in catalog.with_verdicts]
     verdicts = latest_verdicts(session, ids)
+    swept = explorer.sweeps() if found else []  # read once per answer, not per match
     matches = []
     for m in found:
         entry = catalog.index.get(m.record_id)
@@ -126,7 +127,7 @@ def match(
                 why=m.why,
                 repro=verdicts.get(entry.record_id) or None,
                 sweep=explorer.proven(
-                    entry.repo, entry.file_path, entry.pattern, entry.error_message or ""
+                    entry.repo, entry.file_path, entry.pattern, entry.error_message or "", swept
                 ),
                 site=site_fields(
                     catalog, entry.record_id, user_release(catalog, entry, filters, evidence)

@@ -47,12 +47,18 @@ def _matches(site: dict[str, Any], pattern: str, message: str) -> bool:
 
 
 def findings(
-    repo: str, file_path: str, pattern: str, message: str, directory: Path | None = None
+    repo: str,
+    file_path: str,
+    pattern: str,
+    message: str,
+    directory: Path | None = None,
+    loaded: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Sweep sites for a record: same repo, same package file, message matches."""
+    """Sweep sites for a record: same repo, same package file, message matches.
+    ``loaded`` is ``sweeps()`` read once by a caller asking for many records."""
     out = []
     target = package_path(file_path)
-    for sweep in sweeps(directory):
+    for sweep in sweeps(directory) if loaded is None else loaded:
         meta = sweep["meta"]
         if meta.get("repo") != repo:
             continue
@@ -63,13 +69,17 @@ def findings(
 
 
 def proven(
-    repo: str | None, file_path: str | None, pattern: str, message: str
+    repo: str | None,
+    file_path: str | None,
+    pattern: str,
+    message: str,
+    loaded: list[dict[str, Any]],
 ) -> dict[str, bool] | None:
     """``{"reproduced", "fixProven"}`` for a record's raise site from the explorer's
-    results, or None when the explorer did not reach it (for the match answer)."""
+    results (``loaded``: ``sweeps()``), or None when the explorer did not reach it."""
     if not repo or not file_path:
         return None
-    found = findings(repo, file_path, pattern, message)
+    found = findings(repo, file_path, pattern, message, loaded=loaded)
     if not found:
         return None
     return {
