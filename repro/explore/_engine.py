@@ -14,7 +14,7 @@ import random
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ class Explorer:
     runs: int = 0
     cached: int = 0
     config_edits: bool = True  # also try config.json edits the guards point to
-    _found: list[Target] | None = None  # the guided targets, read once
+    _found: list[Target] | None = field(default=None, init=False, repr=False)  # read once
 
     def __post_init__(self) -> None:
         self.flag_list: list[Flag] = flags(build_parser())
@@ -149,15 +149,16 @@ class Explorer:
         """Scenarios for the raise sites not hit yet: up to ``limit`` moves each that set
         the flags their guards read, on up to two hinted platforms and models."""
         out: dict[str, Scenario] = {}
-        for _, scenario in self._guided(root, limit):
+        for _, scenario in self._guided(root, limit, self.refused()):
             out.setdefault(scenario.key, scenario)
         return list(out.values())
 
-    def _guided(self, root: Path, limit: int) -> list[tuple[Target, Scenario]]:
-        by_dest = {f.dest: f for f in self.flag_list if f.dest}
+    def _guided(
+        self, root: Path, limit: int, bad: set[tuple[str, ...]]
+    ) -> list[tuple[Target, Scenario]]:
+        by_dest = self._by_dest()
         found = self._targets(root)
         vocab = vocabulary(found)
-        bad = self.refused()
         out: list[tuple[Target, Scenario]] = []
         for target in found:
             if (target.file, target.line) in self.sites:
@@ -177,20 +178,25 @@ class Explorer:
 
     def _targets(self, root: Path) -> list[Target]:
         if self._found is None:
-            self._found = targets(root, {f.dest: f for f in self.flag_list if f.dest})
+            self._found = targets(root, self._by_dest())
         return self._found
+
+    def _by_dest(self) -> dict[str, Flag]:
+        """The flags explored, by the ServerArgs field they set (``flag_list`` may be
+        narrowed after construction, so this is not kept)."""
+        return {f.dest: f for f in self.flag_list if f.dest}
 
     def repairs(self, root: Path, limit: int, per_site: int = 4) -> list[Scenario]:
         """Second tries for the sites not hit yet whose guided moves stopped at another
         site first (a prerequisite check, usually): the same move with one flag that the
         other site's guards read changed (removed, or set to another value), so the run
         gets past that check to the guard it was meant for."""
-        by_dest = {f.dest: f for f in self.flag_list if f.dest}
+        by_dest = self._by_dest()
         by_site = {(t.file, t.line): t for t in self._targets(root)}
         bad = self.refused()
         out: dict[str, Scenario] = {}
         per_target: dict[tuple[str, int], int] = {}
-        for target, scenario in self._guided(root, limit):
+        for target, scenario in self._guided(root, limit, bad):
             site = (target.file, target.line)
             answer = self.cache.get(scenario.key)
             if answer is None or site in self.sites:
@@ -203,7 +209,7 @@ class Explorer:
                 if per_target.get(site, 0) >= per_site:
                     continue
                 for extra in tries:
-                    repaired = scenario.but(_join(extra))
+                    repaired = replace(scenario, extra=_join(extra))
                     if repaired.key not in self.cache and repaired.key not in out:
                         out[repaired.key] = repaired
                         per_target[site] = per_target.get(site, 0) + 1
@@ -253,7 +259,7 @@ class Explorer:
             size = max(1, len(frags) // n)
             subsets = [frags[i : i + size] for i in range(0, len(frags), size)]
             candidates = [[f for f in frags if f not in sub] for sub in subsets]  # complements
-            scen = [scenario.but(_join(c)) for c in candidates]
+            scen = [replace(scenario, extra=_join(c)) for c in candidates]
             answers = self.run(scen)
             hit = next(
                 (c for c, s in zip(candidates, scen, strict=True) if self._hits(s, answers, site)),
@@ -268,9 +274,9 @@ class Explorer:
             if size == 1:
                 break
             n = min(len(frags), n * 2)
-        best = scenario.but(_join(frags))
+        best = replace(scenario, extra=_join(frags))
         for item in scenario.patch if len(scenario.patch) > 1 else ():  # config edits, one by one
-            fewer = best.but(best.extra, tuple(p for p in best.patch if p != item))
+            fewer = best.without_edit(item)
             if self._hits(fewer, self.run([fewer]), site):
                 best = fewer
         return best
@@ -290,12 +296,10 @@ class Explorer:
                     [*frags[:i], tuple(alt), *frags[i + 1 :]] if alt else frags[:i] + frags[i + 1 :]
                 )
                 change = f"set {' '.join(alt)}" if alt else f"remove {' '.join(frag)}"
-                candidates.append((change, trigger.but(_join(rest))))
+                candidates.append((change, replace(trigger, extra=_join(rest))))
         for item in trigger.patch:  # each config.json edit undone
             change = f"restore config.json {item[0]} as shipped"
-            candidates.append(
-                (change, trigger.but(trigger.extra, tuple(p for p in trigger.patch if p != item)))
-            )
+            candidates.append((change, trigger.without_edit(item)))
         answers = self.run(s for _, s in candidates)
         out = []
         for change, s in candidates:

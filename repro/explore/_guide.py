@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from repro.explore._scenario import DELETE
-from repro.explore._space import MODEL_TOKEN, STR_VALUE, Flag
+from repro.explore._space import Flag, free_value, mutations
 
 GUIDED = (
     "sglang/srt/server_args.py",
@@ -85,7 +85,8 @@ def _files(root: Path) -> list[Path]:
     for rel in GUIDED:
         path = root / rel
         out += sorted(path.rglob("*.py")) if rel.endswith("/") else [path]
-    return [p for p in out if p.is_file()]
+    # Each file once (model_config.py is listed ahead of configs/: its helpers win).
+    return [p for p in dict.fromkeys(out) if p.is_file()]
 
 
 class _Reader:
@@ -295,10 +296,8 @@ def _owner(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST | None:
 def fragments(flag: Flag, values: Iterable[Any], known: Iterable[str] = ()) -> list[list[str]]:
     """Argv fragments that set ``flag`` to the guard's values, else to its own choices, or
     (a free string) to values other guards compare it with (``known``)."""
-    if flag.kind == "bool":
-        return [[flag.name]]
-    if flag.kind == "negbool":
-        return [[flag.name], ["--no-" + flag.name[2:]]]
+    if flag.kind in ("bool", "negbool"):
+        return mutations(flag)
     wanted = [v for v in values if v is not None and not isinstance(v, bool)]
     if flag.kind == "choice":
         ok = [str(v) for v in wanted if str(v) in flag.choices and str(v) != str(flag.default)]
@@ -316,9 +315,8 @@ def fragments(flag: Flag, values: Iterable[Any], known: Iterable[str] = ()) -> l
         nums = nums or ([2, 0] if flag.kind == "int" else [0.5, 0.0])
         out = [[flag.name, str(n)] for n in dict.fromkeys(nums) if str(n) != str(flag.default)]
         return out[:MAX_VALUES]
-    fallback = MODEL_TOKEN if flag.dest.endswith("model_path") else STR_VALUE
     strings = [str(v) for v in wanted if isinstance(v, str) and v]
-    strings = strings or sorted(v for v in known if v) or [fallback]
+    strings = strings or sorted(v for v in known if v) or [free_value(flag)]
     return [[flag.name, s] for s in strings[:MAX_VALUES]]
 
 
@@ -440,11 +438,6 @@ def context(function: str, by_dest: dict[str, Flag], vocab: dict[str, set[str]])
             if len(stem) >= 3 and f"_{stem}_" in f"_{name}_":
                 out.append([flag.name])
     return out[:2]
-
-
-def _paired(flags: list[Flag], by_dest: dict[str, Flag]) -> list[tuple[str, Flag]]:
-    dest_of = {f.name: d for d, f in by_dest.items()}
-    return [(dest_of[f.name], f) for f in flags]
 
 
 def hinted(

@@ -10,7 +10,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +72,9 @@ class Scenario:
             shutil.rmtree(staging, ignore_errors=True)
         return target
 
-    def but(
-        self, extra: tuple[str, ...], patch: tuple[tuple[str, str], ...] | None = None
-    ) -> Scenario:
-        """The same platform and model with other flags (and config edits)."""
-        return Scenario(self.platform, self.model, extra, self.patch if patch is None else patch)
+    def without_edit(self, edit: tuple[str, str]) -> Scenario:
+        """The same scenario with one config.json edit undone."""
+        return replace(self, patch=tuple(p for p in self.patch if p != edit))
 
     def edits(self) -> dict[str, Any]:
         """The config.json edits as shown to users (a removed key is ``None``)."""

@@ -78,7 +78,13 @@ def mutations(flag: Flag) -> list[list[str]]:
         return [[flag.name, str(v)] for v in INT_VALUES if str(v) != default]
     if flag.kind == "float":
         return [[flag.name, str(v)] for v in FLOAT_VALUES if str(v) != default]
-    return [[flag.name, MODEL_TOKEN if flag.dest.endswith("model_path") else STR_VALUE]]
+    return [[flag.name, free_value(flag)]]
+
+
+def free_value(flag: Flag) -> str:
+    """The value tried for a free-string flag: a model path flag gets the scenario's own
+    model directory, any other ``x``."""
+    return MODEL_TOKEN if flag.dest.endswith("model_path") else STR_VALUE
 
 
 def alternatives(flag: Flag, current: list[str]) -> list[list[str]]:

@@ -12,6 +12,7 @@ import json
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ def site_record(ex: Explorer, site: tuple[str, int], root: Path) -> dict[str, An
         verdict(a, minimal.platform in SIMULATED)[1] == site for a in _repeat(ex, minimal, REPEATS)
     ]
     per_platform = {}
-    others = [Scenario(p, minimal.model, minimal.extra, minimal.patch) for p in ex.platforms]
+    others = [replace(minimal, platform=p) for p in ex.platforms]
     answers = ex.run(others)
     for s in others:
         kind, at = verdict(answers[s.key], s.platform in SIMULATED)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -190,7 +191,9 @@ def test_a_config_edit_is_a_copy_of_the_shipped_directory(tmp_path, monkeypatch)
         "--device cuda  # config.json edited: num_attention_heads=0, sliding_window removed"
     )
     assert scenario.edits() == {"num_attention_heads": 0, "sliding_window": None}
-    assert scenario.key != scenario.but(scenario.extra, ()).key
+    assert scenario.key != replace(scenario, patch=()).key
+    undone = scenario.without_edit(("sliding_window", DELETE))
+    assert undone.patch == (("num_attention_heads", "0"),) and undone.extra == scenario.extra
 
 
 @pytest.mark.unit
