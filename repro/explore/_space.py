@@ -61,6 +61,8 @@ def flags(parser: argparse.ArgumentParser) -> list[Flag]:
             continue
         seen.add(action.dest)
         choices = tuple(str(c) for c in action.choices) if action.choices else ()
+        if isinstance(action.choices, set | frozenset):  # unordered: fix an order
+            choices = tuple(sorted(choices))
         out.append(Flag(longs[0], _kind(action), action.default, choices, action.dest))
     return out
 

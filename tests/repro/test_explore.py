@@ -48,3 +48,19 @@ def test_sweep_reproduces_minimises_and_proves_fixes(sglang_env, tmp_path):
     again = tmp_path / "again.json"
     explore([f"--out={again}", *args[1:], *SUBSET, "--budget-min=12", "--max-sites=2"])
     assert json.loads(again.read_text())["runs"] == 0
+
+
+@pytest.mark.unit
+def test_choices_given_as_a_set_are_read_in_a_fixed_order():
+    # --sampling-backend's choices are a set in sglang 0.5.23: read in hash order, the
+    # moves (and the sweep cache's keys) would change from one run to the next.
+    import argparse
+
+    from repro.explore._space import flags
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sampling-backend", choices={"pytorch", "flashinfer", "intel_xpu"})
+    parser.add_argument("--kv-cache-dtype", choices=["auto", "fp8_e5m2", "bf16"])
+    by_name = {f.name: f for f in flags(parser)}
+    assert by_name["--sampling-backend"].choices == ("flashinfer", "intel_xpu", "pytorch")
+    assert by_name["--kv-cache-dtype"].choices == ("auto", "fp8_e5m2", "bf16")
