@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.corpus.draft import ReleaseDraft, draft_release, skeleton, to_parts
+from app.corpus.draft import ReleaseDraft, draft_release, to_parts
 from app.corpus.fetch import ensure_wheel
-from app.corpus.merge import Chain, merge_releases
+from app.corpus.merge import Chain, identity, merge_releases
 from app.corpus.pins import Pins, Release
 from app.drafts.extract import RaiseSite
 from app.drafts.records import build_record
@@ -28,7 +28,9 @@ from app.drafts.sources import iter_python_files
 # Bump DRAFTER_VERSION when the drafter changes what a release yields (re-drafts every
 # release), FORMAT_VERSION when the merge or the corpus lines change.
 DRAFTER_VERSION = "4"
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
+# Bump when what a statement site is changes (re-drafts the releases that draft them).
+STATEMENT_VERSION = "1"
 ANALYZED_AT = "2026-12-02T00:00:00.000Z"
 
 Progress = Callable[[str], None]
@@ -45,7 +47,7 @@ class Built:
 
 def corpus_digest(pins: Pins) -> str:
     return hashlib.sha256(
-        f"{pins.digest}\n{DRAFTER_VERSION}\n{FORMAT_VERSION}".encode()
+        f"{pins.digest}\n{DRAFTER_VERSION}\n{FORMAT_VERSION}\n{STATEMENT_VERSION}".encode()
     ).hexdigest()
 
 
@@ -53,11 +55,15 @@ def _release_draft(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
     scope = ""
     if release.exclude:  # what is scanned is part of the key
         scope = "-" + hashlib.sha256("\n".join(release.exclude).encode()).hexdigest()[:8]
+    if release.statements:
+        scope += f"-s{STATEMENT_VERSION}"
     path = cache / "drafts" / f"{release.sha256[:20]}-v{DRAFTER_VERSION}{scope}.json.gz"
     if path.exists():
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             return ReleaseDraft.from_dict(json.load(fh))
-    draft = draft_release(wheel, release.path_prefix, release.include, release.exclude)
+    draft = draft_release(
+        wheel, release.path_prefix, release.include, release.exclude, release.statements
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     with gzip.open(tmp, "wt", encoding="utf-8") as fh:
@@ -68,7 +74,7 @@ def _release_draft(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
 
 def _site_id(repo: str, chain: Chain, seen: dict[str, int]) -> str:
     first = chain.first
-    base = f"{repo}\nsite\n{first['path']}\n{first['function']}\n{skeleton(first['parts'])}"
+    base = f"{repo}\nsite\n{first['path']}\n{first['function']}\n{identity(first)}"
     n = seen.get(base, 0)
     seen[base] = n + 1
     return hashlib.sha256(f"{base}\n{n}".encode()).hexdigest()[:16]
@@ -98,6 +104,8 @@ def _line(
         analyzed_at=ANALYZED_AT,
     )
     record["id"] = rid
+    # A statement site's pattern is what the interpreter prints, not its message parts.
+    record["messagePattern"] = latest["pattern"]
     return record
 
 
@@ -149,6 +157,7 @@ def _package_lines(
                     "docstring": latest["docstring"],
                     "flags": latest["flags"],
                     "form": latest["form"],
+                    "statement": latest.get("statement"),
                 },
                 "locations": _locations(chain, tags, repo),
             }

@@ -20,8 +20,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.corpus.evidence import FrameIndex
 from app.corpus.history import Location, at_release, version_key
-from app.corpus.models import ExceptionClassDef, RecordLocation
+from app.corpus.models import ExceptionClassDef, RecordLocation, RecordSite
 from app.db import DbSession
+from app.drafts.scan import FORM_LOOKUP, STATEMENT_FORMS
 from app.extensions import db
 from app.matching import MatchIndex, PatternEntry
 from app.matching.services import default_text_search
@@ -187,9 +188,19 @@ def build_index(session: DbSession) -> MatchIndex:
         )
     )
     functions = {row[0]: row[5] for row in locations}  # the newest release's function
+    statements = _statements(session)
     current = [
         PatternEntry(
-            rid, pattern, cls, path, line, message, is_draft, repo, functions.get(rid) or None
+            rid,
+            pattern,
+            cls,
+            path,
+            line,
+            message,
+            is_draft,
+            repo,
+            functions.get(rid) or None,
+            *statements.get(rid, (None, False)),
         )
         for rid, pattern, cls, path, line, message, is_draft, repo in session.execute(
             select(
@@ -219,9 +230,36 @@ def build_index(session: DbSession) -> MatchIndex:
                 entry.is_draft,
                 entry.repo,
                 function or None,
+                entry.statement,
+                entry.frame_only,
             )
     # Older wordings first: the index keeps the last entry per id as the record's own.
     return MatchIndex([*older.values(), *current])
+
+
+def _statements(session: DbSession) -> dict[str, tuple[str | None, bool]]:
+    """Statement sites: (the statement's first line, frame only), read off the record's
+    code excerpt at its line."""
+    out: dict[str, tuple[str | None, bool]] = {}
+    rows = session.execute(
+        select(
+            RecordSite.record_id,
+            RecordSite.form,
+            Record.source_code,
+            Record.source_code_start,
+            Record.line_number,
+        )
+        .join(Record, Record.id == RecordSite.record_id)
+        .where(RecordSite.form.in_(STATEMENT_FORMS))
+    )
+    for rid, form, source, start, line in rows:
+        text = None
+        if source and start and line >= start:
+            lines = source.split("\n")
+            if line - start < len(lines):
+                text = " ".join(lines[line - start].split()) or None
+        out[rid] = (text, form == FORM_LOOKUP)
+    return out
 
 
 def get_catalog(

@@ -11,7 +11,7 @@ from typing import Any
 
 from app.drafts.extract import Placeholder, RaiseSite
 from app.drafts.records import message_pattern, render_message
-from app.drafts.scan import FORMS, scan
+from app.drafts.scan import FORMS, STATEMENT_FORMS, scan, scan_all
 from app.drafts.services import parse_source
 from app.drafts.sources import iter_python_files
 
@@ -28,6 +28,7 @@ class ReleaseDraft:
     classes: list[dict[str, Any]] = field(default_factory=list)
     forms: dict[str, int] = field(default_factory=dict)
     drafted: dict[str, int] = field(default_factory=dict)
+    statements: dict[str, int] = field(default_factory=dict)  # statement sites by form
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -35,11 +36,18 @@ class ReleaseDraft:
             "classes": self.classes,
             "forms": self.forms,
             "drafted": self.drafted,
+            "statements": self.statements,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReleaseDraft:
-        return cls(data["sites"], data["classes"], data["forms"], data["drafted"])
+        return cls(
+            data["sites"],
+            data["classes"],
+            data["forms"],
+            data["drafted"],
+            data.get("statements", {}),
+        )
 
 
 def server_arg_fields(tree: ast.AST) -> frozenset[str]:
@@ -83,17 +91,39 @@ def to_parts(data: list[Any]) -> tuple[str | Placeholder, ...]:
     return tuple(p if isinstance(p, str) else Placeholder(p["p"]) for p in data)
 
 
+def _site_dict(site: RaiseSite, path: str, fields: frozenset[str]) -> dict[str, Any]:
+    return {
+        "path": path,
+        "line": site.line,
+        "end": site.end_line,
+        "cls": site.error_class,
+        "parts": _parts(site),
+        "message": render_message(site.parts),
+        "pattern": site.pattern or message_pattern(site.parts, site.error_class),
+        "form": site.form,
+        "function": site.function,
+        "condition": site.condition,
+        "docstring": site.docstring,
+        "flags": cli_flags(site, fields),
+        "chained": site.chained,
+        "statement": site.statement,
+    }
+
+
 def draft_release(
     source: Path,
     prefix: str = "",
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
+    statements: bool = False,
 ) -> ReleaseDraft:
     """Scan a wheel or package directory: paths under `include` (if given), not under
-    `exclude`, not tests, and no file over `MAX_FILE_BYTES` (generated kernels)."""
+    `exclude`, not tests, and no file over `MAX_FILE_BYTES` (generated kernels). With
+    `statements`, also the statement sites (imports, bare asserts, lookups: scan.py)."""
     out = ReleaseDraft()
     forms: Counter[str] = Counter()
     drafted: Counter[str] = Counter()
+    counted: Counter[str] = Counter()
     files = [
         (path, data)
         for path, data in iter_python_files(source)
@@ -111,7 +141,14 @@ def draft_release(
         tree = parse_source(data)
         if tree is None:
             continue
-        sites, classes = scan(tree, data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        if statements:
+            sites, classes, found = scan_all(tree, text, path.split("/", 1)[0])
+        else:
+            (sites, classes), found = scan(tree, text), []
+        for stmt in found:
+            counted[stmt.form] += 1
+            out.sites.append(_site_dict(stmt, prefix + path, fields))
         for exc in classes:
             out.classes.append({"name": exc.name, "bases": list(exc.bases), "path": prefix + path})
         for site in sites:
@@ -119,23 +156,8 @@ def draft_release(
             if not site.parts:
                 continue
             drafted[site.form] += 1
-            out.sites.append(
-                {
-                    "path": prefix + path,
-                    "line": site.line,
-                    "end": site.end_line,
-                    "cls": site.error_class,
-                    "parts": _parts(site),
-                    "message": render_message(site.parts),
-                    "pattern": message_pattern(site.parts, site.error_class),
-                    "form": site.form,
-                    "function": site.function,
-                    "condition": site.condition,
-                    "docstring": site.docstring,
-                    "flags": cli_flags(site, fields),
-                    "chained": site.chained,
-                }
-            )
+            out.sites.append(_site_dict(site, prefix + path, fields))
     out.forms = {f: forms[f] for f in FORMS if forms[f]}
     out.drafted = {f: drafted[f] for f in FORMS if drafted[f]}
+    out.statements = {f: counted[f] for f in STATEMENT_FORMS if counted[f]}
     return out

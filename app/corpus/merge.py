@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.corpus.draft import skeleton
+from app.drafts.scan import FORM_LOOKUP
 
 REWORD_SIMILARITY = 0.6
 
@@ -36,7 +37,15 @@ class Chain:
 
     def key(self) -> tuple[str, str, str]:
         site = self.latest
-        return site["path"], site["function"], skeleton(site["parts"])
+        return site["path"], site["function"], identity(site)
+
+
+def identity(site: dict[str, Any]) -> str:
+    """The message skeleton; a lookup's (`{}`, the key) adds its statement's text."""
+    skel = skeleton(site["parts"])
+    if site.get("form") == FORM_LOOKUP:
+        return f"{skel}\n{site.get('statement') or ''}"
+    return skel
 
 
 def _claim(candidates: list[Chain], claimed: set[int]) -> Chain | None:
@@ -62,7 +71,7 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
         claimed: set[int] = set()
         pending: list[dict[str, Any]] = []
         for site in sites:
-            key = (site["path"], site["function"], skeleton(site["parts"]))
+            key = (site["path"], site["function"], identity(site))
             chain: Chain | None = _claim(exact.get(key, []), claimed)
             if chain is None:
                 pending.append(site)
@@ -70,9 +79,9 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
                 chain.locations.append((release, site))
         unmatched: list[dict[str, Any]] = []
         for site in pending:
-            skel = skeleton(site["parts"])
+            skel = identity(site)
             chain = None
-            if site["function"] != "<module>":
+            if site["function"] != "<module>" and site.get("form") != FORM_LOOKUP:
                 candidates = by_function.get((site["function"], skel), [])
                 same_name = [c for c in candidates if _basename(c) == _basename_of(site)]
                 chain = _claim(same_name + candidates, claimed)
@@ -81,12 +90,12 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
             else:
                 chain.locations.append((release, site))
         for site in unmatched:
-            skel = skeleton(site["parts"])
+            skel = identity(site)
             best: tuple[float, Chain] | None = None
             for old in by_file.get((site["path"], site["function"], site["cls"]), []):
                 if id(old) in claimed:
                     continue
-                ratio = difflib.SequenceMatcher(None, skeleton(old.latest["parts"]), skel)
+                ratio = difflib.SequenceMatcher(None, identity(old.latest), skel)
                 score = ratio.ratio()
                 if score >= REWORD_SIMILARITY and (best is None or score > best[0]):
                     best = (score, old)

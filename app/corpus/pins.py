@@ -28,6 +28,8 @@ class Release:
     path_prefix: str
     include: tuple[str, ...]
     exclude: tuple[str, ...] = ()
+    # Also draft statement sites (imports, bare asserts, mapping lookups): see scan.py.
+    statements: bool = False
 
     @property
     def label(self) -> str:
@@ -76,6 +78,9 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
         tag_format = pkg.get("tagFormat", "v{version}")
         include = tuple(pkg.get("include", []))
         exclude = tuple(pkg.get("exclude", []))
+        statements = pkg.get("statements", False)
+        if not isinstance(statements, bool):
+            raise PinError(f"{where}: `statements` must be true or false")
         for j, rel in enumerate(pkg["releases"]):
             rwhere = f"{where}.releases[{j}]"
             if not isinstance(rel, dict):
@@ -95,6 +100,7 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
                     path_prefix=str(pkg.get("pathPrefix", "")),
                     include=include,
                     exclude=exclude,
+                    statements=statements,
                 )
             )
     if only and not releases:

@@ -43,6 +43,10 @@ class RaiseSite:
     docstring: str | None = None
     reads: tuple[str, ...] = ()
     chained: bool = False
+    # Statement sites (scan.STATEMENT_FORMS): the statement's first line, and the pattern
+    # of what the interpreter prints for it (the message is not written in the code).
+    statement: str | None = None
+    pattern: str | None = None
 
 
 def _name(node: ast.expr) -> str:

@@ -1,5 +1,12 @@
 """Walk a module's tree for raise sites and asserts, with the code context of each.
 
+Statement sites, when asked for, are statements whose error the interpreter raises and
+words itself: a bare `assert cond` (the site's message is the statement, as pytest and
+users quote it; Python prints none), a `from X import a, b` of another package
+(`cannot import name 'a' from 'X'`, `No module named 'X'`) and a lookup in a mapping
+named `*dict` by a variable key (`params_dict[name]`: KeyError, the key as its message).
+They are found through a traceback's frame on that very statement.
+
 Every `raise` and `assert` is classified by the form of its message (see `FORMS`); the
 sites whose message keeps literal text become records. Each site carries its enclosing
 function, the condition under which it fires (as source), the function's docstring and the
@@ -9,6 +16,7 @@ attributes the condition reads (for server flags), all derived from the code alo
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -23,6 +31,7 @@ from app.drafts.extract import (
     message_parts,
     normalise,
 )
+from app.drafts.records import escape_literal
 
 FORM_LITERAL = "literal"
 FORM_FSTRING = "f-string"
@@ -35,6 +44,11 @@ FORM_ASSERT = "assert"
 FORM_NO_MESSAGE = "no message"
 FORM_OTHER = "other expression"
 FORM_RERAISE = "re-raise"
+# Statement sites: the interpreter raises, and words the message, for a plain statement.
+FORM_BARE_ASSERT = "bare assert"  # `assert cond`: AssertionError with no message
+FORM_IMPORT = "import"  # `from X import a`: ImportError / ModuleNotFoundError
+FORM_LOOKUP = "lookup"  # `params_dict[name]`: KeyError with the key as the message
+STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP)
 FORMS = (
     FORM_LITERAL,
     FORM_FSTRING,
@@ -49,6 +63,10 @@ FORMS = (
     FORM_RERAISE,
 )
 MAX_CONDITION = 300
+_STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+# What follows the module in the message: the path of the module that lacks the name.
+_IMPORT_TAIL = r"(?: \(.+\))?"
+_KEY_PATTERN = ".+"  # the key's repr; frame only (see PatternEntry.frame_only)
 MAX_DOCSTRING = 600
 _EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
@@ -145,10 +163,14 @@ def _docstring(node: ast.AST | None) -> str | None:
 class _Scanner:
     """One pass over a module: sites in source order and exception class definitions."""
 
-    def __init__(self, source: str | None) -> None:
+    def __init__(self, source: str | None, own: str | None = None) -> None:
         self.source = source
         self.sites: list[RaiseSite] = []
         self.classes: list[ExceptionClass] = []
+        # Statement sites are drafted when `own` (the package's top-level name) is given.
+        self.own = own
+        self.statements: list[RaiseSite] = []
+        self._lines = (source or "").splitlines()
 
     def run(self, tree: ast.AST) -> None:
         self._body(getattr(tree, "body", []), [], _Function("<module>", None), [])
@@ -172,6 +194,11 @@ class _Scanner:
             return
         if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
             self._assign(stmt, func)
+        if self.own is not None:
+            if isinstance(stmt, ast.ImportFrom):
+                self._import(stmt, func, conds)
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr):
+                self._lookup(stmt, func, conds)
         if isinstance(stmt, ast.If):
             self._body(stmt.body, scope, func, [*conds, (False, stmt.test)])
             self._body(stmt.orelse, scope, func, [*conds, (True, stmt.test)])
@@ -291,6 +318,79 @@ class _Scanner:
         raw = None if stmt.msg is None else self._message(stmt.msg, stmt.lineno, func)[0]
         guard = (True, stmt.test)
         self._site(stmt, "AssertionError", raw, FORM_ASSERT, func, [*conds, guard])
+        if stmt.msg is None and self.own is not None:
+            test = self._segment(stmt.test)
+            message = f"assert {test}"
+            self._statement(
+                stmt, "AssertionError", (message,), FORM_BARE_ASSERT, func, [*conds, guard]
+            )
+
+    def _segment(self, node: ast.expr) -> str:
+        """The node's source as written, on one line (ast.unparse if unavailable)."""
+        text = ast.get_source_segment(self.source, node) if self.source else None
+        return " ".join((text or _source(node)).split())
+
+    def _first_line(self, stmt: ast.stmt) -> str:
+        if 0 < stmt.lineno <= len(self._lines):
+            return " ".join(self._lines[stmt.lineno - 1].split())
+        return ""
+
+    def _statement(
+        self,
+        stmt: ast.stmt,
+        cls: str,
+        parts: tuple[Part, ...],
+        form: str,
+        func: _Function,
+        conds: list[_Cond],
+        pattern: str | None = None,
+    ) -> None:
+        self.statements.append(
+            RaiseSite(
+                cls,
+                parts,
+                stmt.lineno,
+                stmt.end_lineno or stmt.lineno,
+                form=form,
+                function=func.name,
+                condition=_condition(conds),
+                docstring=_docstring(func.node),
+                reads=_reads([node for _, node in conds]),
+                statement=self._first_line(stmt),
+                pattern=pattern,
+            )
+        )
+
+    def _import(self, stmt: ast.ImportFrom, func: _Function, conds: list[_Cond]) -> None:
+        """`from X import a, b` of another package (not the standard library, not
+        relative): one site per name, `cannot import name 'a' from 'X' (path)`."""
+        module = stmt.module or ""
+        top = module.split(".", 1)[0]
+        if stmt.level or not top or top == self.own or top in _STDLIB:
+            return
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            message = f"cannot import name '{alias.name}' from '{module}'"
+            pattern = escape_literal(message) + _IMPORT_TAIL
+            self._statement(stmt, "ImportError", (message,), FORM_IMPORT, func, conds, pattern)
+
+    def _lookup(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
+        """A subscript of a mapping named `*dict` by a variable key: KeyError(key)."""
+        value = getattr(stmt, "value", None)
+        if value is None:
+            return
+        for node in ast.walk(value):
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name | ast.Attribute)
+                and _name(node.value).lower().endswith("dict")
+                and isinstance(node.slice, ast.Name | ast.Attribute)
+            ):
+                key = Placeholder(_name(node.slice))
+                self._statement(stmt, "KeyError", (key,), FORM_LOOKUP, func, conds, _KEY_PATTERN)
+                return
 
 
 def scan(tree: ast.AST, source: str | None = None) -> tuple[list[RaiseSite], list[ExceptionClass]]:
@@ -298,6 +398,15 @@ def scan(tree: ast.AST, source: str | None = None) -> tuple[list[RaiseSite], lis
     scanner = _Scanner(source)
     scanner.run(tree)
     return scanner.sites, scanner.classes
+
+
+def scan_all(
+    tree: ast.AST, source: str | None, own: str
+) -> tuple[list[RaiseSite], list[ExceptionClass], list[RaiseSite]]:
+    """As `scan`, plus the statement sites of a module of package `own`."""
+    scanner = _Scanner(source, own)
+    scanner.run(tree)
+    return scanner.sites, scanner.classes, scanner.statements
 
 
 def raise_sites(tree: ast.AST, source: str | None = None) -> Iterator[RaiseSite]:

@@ -50,6 +50,12 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
 )
 
 
+_TYPOGRAPHIC_FRAME = re.compile(
+    r"^[ \t>`]{0,8}File \u201c[^\n]{1,1000}\u201d, line \d", re.MULTILINE
+)
+_STRAIGHT_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
+
+
 @dataclass(frozen=True, slots=True)
 class Line:
     """One cleaned line: its text without log prefixes, and the prefixes removed."""
@@ -188,6 +194,10 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
     text, truncated = cap_input(decode(raw))
     text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
     text = _ANSI.sub("", text)
+    if _TYPOGRAPHIC_FRAME.search(text):
+        # GitHub's typography turned the quotes of a traceback into curly ones (text in
+        # single backticks): Python never prints those, so the whole paste is restored.
+        text = text.translate(_STRAIGHT_QUOTES)
     lines: list[Line] = []
     for number, raw_line in enumerate(text.split("\n", MAX_LINES)[:MAX_LINES]):
         first = strip_prefixes(raw_line)

@@ -83,6 +83,11 @@ class PatternEntry:
     is_draft: bool | None = None
     repo: str | None = None
     function: str | None = None
+    # A statement site (scan.STATEMENT_FORMS): the statement's first line, as a traceback
+    # frame shows it; `frame_only` keeps its pattern out of message search (a KeyError's
+    # `'.+?'` fits any quoted text): it is found through a frame on the statement.
+    statement: str | None = None
+    frame_only: bool = False
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> PatternEntry:
@@ -166,6 +171,9 @@ def _cut_literal(text: str, start: int, literal: str) -> int:
         if text.endswith(literal[:k]):
             return k
     return 0
+
+
+_IMPORT_HEAD = "cannot import name "
 
 
 def file_key(path: str) -> str:
@@ -255,6 +263,11 @@ class MatchIndex:
             idx = len(self._entries)
             self._entries.append(entry)
             self._by_id[entry.record_id] = idx
+            if entry.file_path:
+                self._by_file.setdefault(file_key(entry.file_path), []).append(idx)
+            if entry.frame_only:
+                self._specificity.append(0)
+                continue
             lits = extract(entry.pattern)
             self._specificity.append(lits.specificity)
             if lits.best is None:
@@ -262,6 +275,12 @@ class MatchIndex:
                     self._always.append(idx)
             else:
                 self._by_literal.setdefault(lits.best, []).append(idx)
+            message = entry.error_message or ""
+            if entry.statement is not None and message.startswith(_IMPORT_HEAD):
+                # Every import site's message starts the same: key it on the quoted name.
+                name = message[len(_IMPORT_HEAD) :]
+                self._by_inner.setdefault(name[:PREFIX_KEY].casefold(), []).append(idx)
+                continue
             parts = _PLACEHOLDER.split(entry.error_message or "")
             if len(parts[0]) >= PREFIX_KEY:
                 self._by_head.setdefault(parts[0][:PREFIX_KEY].casefold(), []).append(idx)
@@ -270,8 +289,6 @@ class MatchIndex:
                 inner = next((p.lstrip() for p in parts[1:] if len(p.strip()) >= PREFIX_KEY), "")
                 if inner:
                     self._by_inner.setdefault(inner[:PREFIX_KEY].casefold(), []).append(idx)
-            if entry.file_path:
-                self._by_file.setdefault(file_key(entry.file_path), []).append(idx)
         self._automaton = ahocorasick.Automaton()
         for literal in self._by_literal:
             self._automaton.add_word(literal, literal)

@@ -40,6 +40,7 @@ from app.matching.text import TextSearch, TokenSetSearch
 KIND_PATTERN = "pattern"
 KIND_PREFIX = "prefix"
 KIND_FRAME = "frame"
+KIND_STATEMENT = "statement"
 KIND_TEXT = "text"
 MAX_SAME_SITE = 20
 MAX_FRAME_CANDIDATES = 64
@@ -49,10 +50,17 @@ CLASS_DIFFERENT = "different"
 CLASS_UNKNOWN = "unknown"
 _CLASS_LEVEL = {CLASS_EXACT: 2, CLASS_NAME: 1, CLASS_UNKNOWN: 0, CLASS_DIFFERENT: 0}
 _ROLE_ORDER = {ROLE_LAST: 0, ROLE_BODY: 1, ROLE_ROOT: 2, ROLE_PLAIN: 3, ROLE_CHAINED: 4}
-_TIER = {KIND_PATTERN: 3, KIND_PREFIX: 2, KIND_FRAME: 1, KIND_TEXT: 0}
+_TIER = {KIND_STATEMENT: 3, KIND_PATTERN: 3, KIND_PREFIX: 2, KIND_FRAME: 1, KIND_TEXT: 0}
+# The classes a statement site's statement raises (by its record's class).
+_STATEMENT_CLASSES = {
+    "AssertionError": frozenset({"AssertionError"}),
+    "ImportError": frozenset({"ImportError", "ModuleNotFoundError"}),
+    "KeyError": frozenset({"KeyError"}),
+}
 # A pattern with fewer literal characters than this ("Cannot find .+?") is no stronger
 # evidence than a long shared start of another template: both rank by characters shared.
 WEAK_PATTERN_CHARS = 16
+MIN_MENTIONED = 8  # a function named in the paste breaks ties only if its name is this long
 # Messages the Python interpreter itself words. A dependency that raises the same words
 # ("'x' object has no attribute 'y'") is not where the user's error came from unless a
 # frame of the traceback is in its file; such a match ranks below the frames' evidence.
@@ -72,6 +80,7 @@ _INTERPRETER_MESSAGE = re.compile(
     )\Z""",
     re.DOTALL,
 )
+_CANNOT_IMPORT = re.compile(r"cannot import name ['\u2018\u2019\"]?(\w+)")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 _SPACE = re.compile(r"\s+")
 _PACKAGE_ROOTS = frozenset({"site-packages", "dist-packages"})
@@ -219,7 +228,12 @@ def _build(
     frame, dist = best_frame(exc.frames, entry)
     nearness = 0.0 if frame is None else 0.5 + (0.0 if dist is None else 0.5 / (1 + dist / 10))
     spec = min(specificity, 100) / 100
-    if kind == KIND_PATTERN and frame is None and _interpreter_worded(exc, span):
+    if (
+        kind == KIND_PATTERN
+        and frame is None
+        and entry.statement is None  # its own pattern names the very module and name
+        and _interpreter_worded(exc, span)
+    ):
         # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE).
         score = 0.15 + 0.03 * _CLASS_LEVEL[agreement] + 0.015 * spec
         tier: tuple[int | float, float] = (0.5, specificity)
@@ -233,6 +247,11 @@ def _build(
         score = 0.5 + 0.25 * whole + 0.08 * _CLASS_LEVEL[agreement] + 0.06 * nearness
         score += 0.015 * spec
         tier = (_TIER[kind], int(whole))
+    elif kind == KIND_STATEMENT:
+        # The innermost frame is this very statement and the class is the one it raises:
+        # as strong as a whole-message pattern match in the frame's own function.
+        score = 0.75 + 0.08 * max(_CLASS_LEVEL[agreement], 1) + 0.06 * nearness
+        tier = (_TIER[kind], 1)
     elif kind == KIND_FRAME:
         score = 0.2 + 0.1 * nearness
         tier = (_TIER[kind], 0)
@@ -263,6 +282,7 @@ def _build(
         -_CLASS_LEVEL[agreement],
         frame is None,
         not same_function,
+        not _mentions(exc.message, entry.function),
         dist if dist is not None else 10**9,
         entry.is_draft is not False,
         -specificity,
@@ -272,6 +292,17 @@ def _build(
         entry.record_id,
     )
     return key, Match(entry.record_id, round(score, 4), why)
+
+
+def _mentions(text: str, function: str | None) -> bool:
+    """Whether the text names the function (`update_weights_from_tensor`, not `update`):
+    one message raised in several functions, and the writer says which."""
+    if not function or function == "<module>":
+        return False
+    name = function.rsplit(".", 1)[-1]
+    if len(name) < MIN_MENTIONED or name not in text:
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
 
 
 def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> bool:
@@ -286,8 +317,11 @@ def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> b
 
 
 def site_key(entry: PatternEntry) -> tuple[str, str, str, str]:
-    """One raise site: repo, file, function (when known) and the message template."""
+    """One raise site: repo, file, function (when known) and the message template; an
+    import statement is one site whichever of its names fails."""
     template = _SPACE.sub(" ", _PLACEHOLDER.sub("{}", entry.error_message or entry.pattern))
+    if entry.statement and entry.error_class == "ImportError":
+        template = entry.statement
     path = (entry.file_path or "").replace("\\", "/")
     return (entry.repo or "", path, entry.function or "", template.strip())
 
@@ -304,7 +338,7 @@ def _rank(
     for members in groups.values():
         # Past the evidence of the paste itself, a site seen in more records (releases)
         # goes first: a tie then falls to the file path, never to the id.
-        best_key = (*members[0][0][:8], -len(members), *members[0][0][8:])
+        best_key = (*members[0][0][:9], -len(members), *members[0][0][9:])
         curated = [m for _, m in members if _is_curated(index, m.record_id)]
         head = curated[0] if curated else members[0][1]
         others = tuple(m.record_id for _, m in members if m.record_id != head.record_id)
@@ -364,6 +398,48 @@ def _frame_items(
             ]
             return frame, items
     return None, []
+
+
+def _statement_text(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _statement_items(parsed: ParsedError, index: MatchIndex) -> list[tuple[tuple[Any, ...], Match]]:
+    """Statement sites an exception's innermost frame is on: same file, function and
+    statement line (as the frame shows it), and a class that statement raises."""
+    items: list[tuple[tuple[Any, ...], Match]] = []
+    for exc in parsed.exceptions:
+        if not exc.frames:
+            continue
+        frame = exc.frames[-1]
+        source = _statement_text(frame.source)
+        if not source:
+            continue
+        name = (exc.error_class or "").rsplit(".", 1)[-1]
+        # `from X import a, b` has a site per name: the message names the one that failed.
+        missing = _CANNOT_IMPORT.search(exc.message)
+        for entry in index.in_file(frame.file):
+            if entry.statement is None or _statement_text(entry.statement) != source:
+                continue
+            if name and name not in _STATEMENT_CLASSES.get(entry.error_class or "", ()):
+                continue
+            if frame.function and entry.function:
+                if entry.function.rsplit(".", 1)[-1] != frame.function:
+                    continue
+            if missing and f"name '{missing.group(1)}'" not in (entry.error_message or ""):
+                continue
+            items.append(
+                _build(
+                    entry,
+                    exc,
+                    kind=KIND_STATEMENT,
+                    span=None,
+                    whole=True,
+                    specificity=index.specificity(entry.record_id),
+                    similarity=None,
+                )
+            )
+    return items
 
 
 def _headline(exc: ParsedException) -> str:
@@ -432,6 +508,12 @@ def _answer(
             " (reworded, or the writer's own words)."
         )
         unknown.append("No record's message matches it all.")
+    elif kind == KIND_STATEMENT:
+        known.append(
+            "The innermost frame is on a statement that raises this error itself (an import,"
+            " a bare assert or a lookup): the interpreter words the message, and the"
+            f" statement is its raise site ({count} site(s))."
+        )
     elif kind == KIND_FRAME and frame is not None:
         where = f"{frame.file}:{frame.line}" + (f" in {frame.function}" if frame.function else "")
         known.append(
@@ -488,6 +570,8 @@ def match_parsed(
                 cut=hit.cut,
             )
             _keep_best(scored, item)
+    for item in _statement_items(parsed, index):
+        _keep_best(scored, item)
     frame: Frame | None = None
     if not any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values()):
         # No message evidence, or only interpreter-worded messages of files no frame is in.

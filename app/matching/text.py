@@ -37,6 +37,8 @@ class TokenSetSearch:
         self._postings: dict[str, list[int]] = {}
         self._min = min_similarity
         for entry in entries:
+            if entry.frame_only:
+                continue
             toks = tokens(entry.error_message or "")
             if not toks:
                 continue

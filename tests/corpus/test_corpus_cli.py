@@ -156,3 +156,72 @@ def test_a_curated_record_imported_later_takes_over_its_site(
     after = client.post("/api/v1/match", json={"text": text}).get_json()["matches"]
     assert [(m["id"], m["curated"]) for m in after] == [("c0ffee0000000002", True)]
     assert client.get(f"/api/v1/records/{before[0]['id']}").status_code == 404
+
+
+def _frame(path: str, line: int, function: str, source: str) -> str:
+    return (
+        f'  File "/usr/local/lib/python3.10/dist-packages/sglang/{path}", line {line}, '
+        f"in {function}\n    {source}\n"
+    )
+
+
+LOOKUP_0_4_6 = (
+    "Traceback (most recent call last):\n"
+    + _frame("srt/model_executor/model_runner.py", 441, "load_model", "self.model = get_model(")
+    + _frame("srt/models/deepseek_v2.py", 1719, "load_weights", "param = params_dict[name]")
+    + "KeyError: 'model.layers.3.mlp.experts.w2_weight_scale_inv'\n"
+)
+
+
+def _top(client, text: str) -> dict:
+    body = client.post("/api/v1/match", json={"text": text, "limit": 5}).get_json()
+    assert body["matches"], body
+    return body
+
+
+def test_a_lookup_on_the_frames_line_is_the_raise_site(built, client):
+    body = _top(client, LOOKUP_0_4_6)
+    top = body["matches"][0]
+    assert top["why"]["kind"] == "statement"
+    assert top["errorClass"] == "KeyError" and top["at"]["release"] == "0.4.6"
+    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    assert record["filePath"].endswith("srt/models/deepseek_v2.py")
+    why = record["site"]["whyFired"]
+    assert why["function"].endswith("load_weights") and why["form"] == "lookup"
+    assert any("plain statement" in k or "statement" in k for k in body["answer"]["known"])
+    # The same line with another class is not this statement's error.
+    other = LOOKUP_0_4_6.replace("KeyError:", "TypeError:")
+    assert _top(client, other)["matches"][0]["why"]["kind"] != "statement"
+
+
+def test_an_import_statement_answers_for_the_name_that_failed(built, client):
+    head = "Traceback (most recent call last):\n" + _frame(
+        "srt/models/deepseek_v2.py",
+        97,
+        "<module>",
+        "from sgl_kernel import awq_dequantize, bmm_fp8, merge_state_v2",
+    )
+    failed = head + (
+        "ImportError: cannot import name 'bmm_fp8' from 'sgl_kernel' "
+        "(/usr/local/lib/python3.10/dist-packages/sgl_kernel/__init__.py)\n"
+    )
+    top = _top(client, failed)["matches"][0]
+    assert top["errorMessage"] == "cannot import name 'bmm_fp8' from 'sgl_kernel'"
+    assert top["why"]["kind"] in {"statement", "pattern"}
+    # A missing package fails the whole statement: one result for it, not one per name.
+    missing = _top(client, head + "ModuleNotFoundError: No module named 'sgl_kernel'\n")
+    first = missing["matches"][0]
+    assert first["why"]["kind"] == "statement" and first["count"] >= 3
+    assert not any(m["errorMessage"].endswith("from 'sgl_kernel'") for m in missing["matches"][1:])
+    # Without frames, the message alone finds the site by its pattern.
+    title = "[Bug] ImportError: cannot import name 'merge_state_v2' from 'sgl_kernel'"
+    assert _top(client, title)["matches"][0]["errorMessage"].endswith(
+        "'merge_state_v2' from 'sgl_kernel'"
+    )
+
+
+def test_a_bare_assert_is_found_by_its_condition(built, client):
+    text = "AssertionError: assert num_heads % attn_tp_size == 0"
+    top = _top(client, text)["matches"][0]
+    assert top["errorMessage"] == "assert num_heads % attn_tp_size == 0"
+    assert top["errorClass"] == "AssertionError"

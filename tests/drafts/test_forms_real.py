@@ -131,3 +131,42 @@ def test_release_counts_by_form_and_server_flags():
     assert site["flags"] == ["--model-path"]
     flagged = {f for s in draft.sites for f in s["flags"]}
     assert {"--grammar-backend", "--disable-radix-cache"} <= flagged
+
+
+@pytest.fixture(scope="module")
+def statements():
+    """The 0.4.3 wheel's statement sites by (path, line)."""
+    draft = draft_release(sglang_wheel("0.4.3"), "python/", ("sglang/",), (), statements=True)
+    sites = {
+        (s["path"], s["line"]): s
+        for s in draft.sites
+        if s["form"] in ("bare assert", "import", "lookup")
+    }
+    return draft, sites
+
+
+def test_statement_sites_of_a_real_release(statements):
+    draft, sites = statements
+    model = "python/sglang/srt/models/deepseek_v2.py"
+    lookup = sites[(model, 920)]
+    assert (lookup["form"], lookup["cls"], lookup["statement"]) == (
+        "lookup",
+        "KeyError",
+        "param = params_dict[name]",
+    )
+    assert lookup["function"] == "DeepseekV2ForCausalLM.load_weights"
+    imported = sites[(model, 64)]
+    assert imported["message"] == "cannot import name 'bmm_fp8' from 'sgl_kernel'"
+    assert imported["condition"] == "is_cuda_available()"  # imported only on CUDA
+    index = MatchIndex([PatternEntry("i", imported["pattern"], "ImportError")])
+    pasted = "cannot import name 'bmm_fp8' from 'sgl_kernel' (/venv/sgl_kernel/__init__.py)"
+    assert any(h.whole for h in index.search(pasted))
+    bare = sites[(model, 225)]
+    assert bare["message"] == "assert num_heads % tp_size == 0"
+    assert bare["condition"] == "not (num_heads % tp_size == 0)"
+    # Relative and standard-library imports are not sites: they do not fail on users.
+    assert not any(
+        s["form"] == "import" and s["message"].endswith(("from 'os'", "from 'typing'"))
+        for s in sites.values()
+    )
+    assert draft.statements["bare assert"] > 300 and draft.statements["import"] > 300

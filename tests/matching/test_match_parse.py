@@ -240,3 +240,23 @@ NOISE_LINES = [
 @given(st.lists(st.sampled_from(NOISE_LINES), max_size=40))
 def test_never_raises_on_traceback_shaped_noise(lines):
     parse_error("\n".join(lines))
+
+
+def test_a_traceback_whose_quotes_github_made_curly_is_read():
+    text = (
+        "`Traceback (most recent call last):\n"
+        "  File \u201c/opt/venv/lib/python3.10/site-packages/sglang/srt/constrained/__init__.py"
+        "\u201d, line 4, in <module>\n"
+        "    from outlines.fsm.json_schema import build_regex_from_object\n"
+        "ImportError: cannot import name \u2018build_regex_from_object\u2019 from "
+        "\u2018outlines.fsm.json_schema\u2019 (/opt/venv/outlines/fsm/json_schema.py)`"
+    )
+    (exc,) = parse_error(text).exceptions
+    assert exc.error_class == "ImportError"
+    assert exc.message.startswith("cannot import name 'build_regex_from_object' from '")
+    assert exc.frames[-1].line == 4 and exc.frames[-1].function == "<module>"
+
+
+def test_curly_quotes_in_prose_without_a_frame_are_kept():
+    (exc,) = parse_error("ValueError: the \u201cmodel\u201d is missing").exceptions
+    assert exc.message == "the \u201cmodel\u201d is missing"

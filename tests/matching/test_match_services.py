@@ -448,3 +448,79 @@ def test_a_dependency_error_says_which_package_raised_it_and_the_last_sglang_fra
         in (answer["known"])
     )
     assert answer["evidence"] is None and answer["unknown"]
+
+
+def test_one_message_in_several_functions_goes_to_the_one_the_paste_names():
+    entries = [
+        PatternEntry(
+            f"r{i}",
+            r"Cache flush failed after updating weights",
+            "AssertionError",
+            "python/sglang/srt/managers/scheduler.py",
+            100 * i,
+            "Cache flush failed after updating weights",
+            function=f"Scheduler.{name}",
+        )
+        for i, name in enumerate(
+            ["update_weights_from_disk", "update_weights_from_tensor", "update_weights_from_ipc"]
+        )
+    ]
+    index = MatchIndex(entries)
+    text = '[Bug] "Cache flush failed after updating weights" in update_weights_from_tensor'
+    assert match_error(text, index).matches[0].record_id == "r1"
+    plain = match_error("Cache flush failed after updating weights", index).matches
+    assert {m.record_id for m in plain} == {"r0", "r1", "r2"}
+
+
+def _statement_entries():
+    path = "python/sglang/srt/models/qwen3.py"
+    return [
+        PatternEntry(
+            "lookup",
+            ".+",
+            "KeyError",
+            path,
+            493,
+            "{name}",
+            function="Qwen3ForCausalLM.load_weights",
+            statement="param = params_dict[name]",
+            frame_only=True,
+        ),
+        PatternEntry(
+            "other",
+            r"Unexpected weight .+?",
+            "ValueError",
+            path,
+            480,
+            "Unexpected weight {name}",
+            function="Qwen3ForCausalLM.load_weights",
+        ),
+        PatternEntry(
+            "generic",
+            r"'?.+?'?",
+            "KeyError",
+            "python/sglang/srt/utils.py",
+            10,
+            "{key}",
+            function="get",
+        ),
+    ]
+
+
+def test_a_frame_on_a_statement_site_is_its_raise_site():
+    index = MatchIndex(_statement_entries())
+    text = (
+        '  File "/x/site-packages/sglang/srt/models/qwen3.py", line 501, in load_weights\n'
+        "    param = params_dict[name]\n"
+        "            ~~~~~~~~~~~^^^^^^\n"
+        "KeyError: 'midlayer.self_attn.qkv_proj.weight'\n"
+    )
+    result = match_error(text, index)
+    assert result.matches[0].record_id == "lookup"
+    assert result.matches[0].why.kind == "statement"
+    assert result.answer["evidence"] == "statement"
+    # Another class on the same line, or the lookup's pattern alone, is no evidence.
+    other = match_error(text.replace("KeyError", "TypeError"), index)
+    assert all(m.why.kind != "statement" for m in other.matches)
+    bare = match_error("KeyError: 'midlayer.self_attn.qkv_proj.weight'", index)
+    assert all(m.record_id != "lookup" for m in bare.matches)
