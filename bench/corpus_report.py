@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.corpus.fetch import cache_dir  # noqa: E402
+from app.drafts.scan import DRAFTED_WITH_STATEMENTS as STATEMENT_FORMS  # noqa: E402
 from app.drafts.scan import FORMS  # noqa: E402
 
 
@@ -50,11 +51,30 @@ def main(argv: list[str]) -> int:
     corpus = meta_path.with_name(meta_path.name.replace(".meta.json", ".jsonl.gz"))
     per_repo: Counter[str] = Counter()
     curated_like: Counter[bool] = Counter()
+    statements: Counter[tuple[str, str]] = Counter()  # (release, form) -> sites
+    merged_statements: Counter[str] = Counter()
     with gzip.open(corpus, "rt", encoding="utf-8") as fh:
         for line in fh:
             doc = json.loads(line)
             per_repo[doc["record"]["repo"]] += 1
             curated_like[len(doc["locations"]) > 1] += 1
+            form = doc["site"]["form"]
+            if form in STATEMENT_FORMS:
+                merged_statements[form] += 1
+                for loc in doc["locations"]:
+                    statements[(loc["release"], form)] += 1
+    if statements:
+        print()
+        print("Statement sites and reported messages (sglang; each is a record):")
+        print()
+        print("| release | " + " | ".join(STATEMENT_FORMS) + " |")
+        print("| --- |" + " ---: |" * len(STATEMENT_FORMS))
+        for rel in meta["releases"]:
+            row = [statements[(rel["version"], f)] for f in STATEMENT_FORMS]
+            if rel["package"] == "sglang" and any(row):
+                print(f"| sglang {rel['version']} | " + " | ".join(map(str, row)) + " |")
+        merged = ", ".join(f"{f}: {merged_statements[f]}" for f in STATEMENT_FORMS)
+        print(f"\nmerged statement-site records: {sum(merged_statements.values())} ({merged})")
     print()
     repos = ", ".join(f"{r}: {n}" for r, n in per_repo.items())
     print(f"merged records: {meta['records']} ({repos});")

@@ -172,7 +172,7 @@ def _site_facts(
 
 
 def build_index(session: DbSession) -> MatchIndex:
-    """Every record's current pattern, plus each older wording of its raise site (the
+    """Every record's current pattern, plus each older wording or file of its raise site (the
     same record id, at the file and line of the release that had it). Entries carry
     curated/draft, repo and enclosing function: the matcher groups and ranks by them."""
     locations = list(
@@ -188,6 +188,9 @@ def build_index(session: DbSession) -> MatchIndex:
         )
     )
     functions = {row[0]: row[5] for row in locations}  # the newest release's function
+    spans: dict[str, int] = {}
+    for row in locations:
+        spans[row[0]] = spans.get(row[0], 0) + 1
     statements = _statements(session)
     current = [
         PatternEntry(
@@ -201,6 +204,7 @@ def build_index(session: DbSession) -> MatchIndex:
             repo,
             functions.get(rid) or None,
             *statements.get(rid, (None, False)),
+            spans.get(rid, 0),
         )
         for rid, pattern, cls, path, line, message, is_draft, repo in session.execute(
             select(
@@ -216,11 +220,13 @@ def build_index(session: DbSession) -> MatchIndex:
         )
     ]
     by_id = {e.record_id: e for e in current}
-    older: dict[tuple[str, str], PatternEntry] = {}
+    older: dict[tuple[str, str, str], PatternEntry] = {}
     for rid, pattern, path, line, message, function in locations:
         entry = by_id.get(rid)
-        if entry is not None and pattern != entry.pattern:
-            older[(rid, pattern)] = PatternEntry(
+        # An older wording, or the file the site was in before it moved (a traceback
+        # from that release has its frames there).
+        if entry is not None and (pattern != entry.pattern or path != entry.file_path):
+            older[(rid, pattern, path)] = PatternEntry(
                 rid,
                 pattern,
                 entry.error_class,
@@ -232,6 +238,7 @@ def build_index(session: DbSession) -> MatchIndex:
                 function or None,
                 entry.statement,
                 entry.frame_only,
+                entry.releases,
             )
     # Older wordings first: the index keeps the last entry per id as the record's own.
     return MatchIndex([*older.values(), *current])

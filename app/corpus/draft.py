@@ -11,7 +11,7 @@ from typing import Any
 
 from app.drafts.extract import Placeholder, RaiseSite
 from app.drafts.records import message_pattern, render_message
-from app.drafts.scan import FORMS, STATEMENT_FORMS, scan, scan_all
+from app.drafts.scan import DRAFTED_WITH_STATEMENTS, FORMS, scan, scan_all
 from app.drafts.services import parse_source
 from app.drafts.sources import iter_python_files
 
@@ -159,5 +159,5 @@ def draft_release(
             out.sites.append(_site_dict(site, prefix + path, fields))
     out.forms = {f: forms[f] for f in FORMS if forms[f]}
     out.drafted = {f: drafted[f] for f in FORMS if drafted[f]}
-    out.statements = {f: counted[f] for f in STATEMENT_FORMS if counted[f]}
+    out.statements = {f: counted[f] for f in DRAFTED_WITH_STATEMENTS if counted[f]}
     return out

@@ -16,6 +16,7 @@ attributes the condition reads (for server flags), all derived from the code alo
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -49,6 +50,24 @@ FORM_BARE_ASSERT = "bare assert"  # `assert cond`: AssertionError with no messag
 FORM_IMPORT = "import"  # `from X import a`: ImportError / ModuleNotFoundError
 FORM_LOOKUP = "lookup"  # `params_dict[name]`: KeyError with the key as the message
 STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP)
+# A message the server reports to the client instead of raising it (an abort, an error
+# response, an `error_msg` it returns): what the client's error body carries.
+FORM_REPORTED = "reported"
+DRAFTED_WITH_STATEMENTS = (*STATEMENT_FORMS, FORM_REPORTED)
+REPORTED_CLASS = "BadRequestError"  # what sglang's OpenAI server calls an aborted request
+_REPORTERS = frozenset(
+    {
+        "set_finish_with_abort",
+        "create_error_response",
+        "create_streaming_error_response",
+        "FINISH_ABORT",
+        "abort_request",
+        "ErrorResponse",
+    }
+)
+_MESSAGE_KEYWORDS = frozenset({"message", "msg", "error_msg", "err_msg", "error_message"})
+_MESSAGE_VARIABLE = re.compile(r"(?:error|err)_?(?:msg|message)")
+MIN_REPORTED_CHARS = 12  # literal characters a reported message needs to be a record
 FORMS = (
     FORM_LITERAL,
     FORM_FSTRING,
@@ -171,9 +190,15 @@ class _Scanner:
         self.own = own
         self.statements: list[RaiseSite] = []
         self._lines = (source or "").splitlines()
+        # Reported messages kept in a variable, and the variables raise sites use.
+        self._pending: list[tuple[str, str, int]] = []
+        self._raised: set[tuple[str, str]] = set()
 
     def run(self, tree: ast.AST) -> None:
         self._body(getattr(tree, "body", []), [], _Function("<module>", None), [])
+        drop = {i for name, var, i in self._pending if (name, var) in self._raised}
+        if drop:
+            self.statements = [s for i, s in enumerate(self.statements) if i not in drop]
 
     def _body(
         self, stmts: list[ast.stmt], scope: list[str], func: _Function, conds: list[_Cond]
@@ -199,6 +224,9 @@ class _Scanner:
                 self._import(stmt, func, conds)
             elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr):
                 self._lookup(stmt, func, conds)
+                self._reported(stmt, func, conds)
+            elif isinstance(stmt, ast.Return):
+                self._reported(stmt, func, conds)
         if isinstance(stmt, ast.If):
             self._body(stmt.body, scope, func, [*conds, (False, stmt.test)])
             self._body(stmt.orelse, scope, func, [*conds, (True, stmt.test)])
@@ -286,6 +314,7 @@ class _Scanner:
 
     def _message(self, arg: ast.expr, line: int, func: _Function) -> tuple[list[Part] | None, str]:
         if isinstance(arg, ast.Name):
+            self._raised.add((func.name, arg.id))
             return self._variable(arg.id, line, func), FORM_VARIABLE
         form = _message_form(arg, self.source)
         return message_parts(self._inline(arg, line, func)), form
@@ -374,6 +403,51 @@ class _Scanner:
             message = f"cannot import name '{alias.name}' from '{module}'"
             pattern = escape_literal(message) + _IMPORT_TAIL
             self._statement(stmt, "ImportError", (message,), FORM_IMPORT, func, conds, pattern)
+
+    def _reported(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
+        """`error_msg = f"..."`, or a message passed to an abort or error response."""
+        value = getattr(stmt, "value", None)
+        if value is None:
+            return
+        found: list[ast.expr] = []
+        variable = None
+        targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+        if isinstance(stmt, ast.Assign | ast.AnnAssign) and len(targets) == 1:
+            target = targets[0]
+            if isinstance(target, ast.Name) and _MESSAGE_VARIABLE.fullmatch(target.id.lower()):
+                found.append(value)
+                variable = target.id
+        for node in ast.walk(value):
+            if not isinstance(node, ast.Call):
+                continue
+            if _name(node.func).rsplit(".", 1)[-1] not in _REPORTERS:
+                continue
+            args = [k.value for k in node.keywords if k.arg in _MESSAGE_KEYWORDS]
+            found.extend(args or node.args[:1])
+        for arg in found:
+            if isinstance(arg, ast.Name):
+                continue  # a message variable: its assignment is the site
+            raw = message_parts(self._inline(arg, stmt.lineno, func))
+            parts = normalise(raw) if raw else ()
+            literal = sum(len(p.strip()) for p in parts if isinstance(p, str))
+            if not has_literal_text(parts) or literal < MIN_REPORTED_CHARS:
+                continue
+            if arg is value and variable is not None:
+                # Raised later (`raise X(error_msg)`) it is a raise site, not a report.
+                self._pending.append((func.name, variable, len(self.statements)))
+            self.statements.append(
+                RaiseSite(
+                    REPORTED_CLASS,
+                    parts,
+                    stmt.lineno,
+                    stmt.end_lineno or stmt.lineno,
+                    form=FORM_REPORTED,
+                    function=func.name,
+                    condition=_condition(conds),
+                    docstring=_docstring(func.node),
+                    reads=_reads([node for _, node in conds]),
+                )
+            )
 
     def _lookup(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """A subscript of a mapping named `*dict` by a variable key: KeyError(key)."""

@@ -88,6 +88,7 @@ class PatternEntry:
     # `'.+?'` fits any quoted text): it is found through a frame on the statement.
     statement: str | None = None
     frame_only: bool = False
+    releases: int = 0  # pinned releases that have the site (0: unknown)
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> PatternEntry:

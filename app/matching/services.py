@@ -226,6 +226,9 @@ def _build(
 ) -> tuple[tuple[Any, ...], Match]:
     agreement = class_agreement(exc.error_class, entry.error_class)
     frame, dist = best_frame(exc.frames, entry)
+    same_function = frame is not None and _same_function(
+        entry.function, _function_of(exc.frames, frame)
+    )
     nearness = 0.0 if frame is None else 0.5 + (0.0 if dist is None else 0.5 / (1 + dist / 10))
     spec = min(specificity, 100) / 100
     if (
@@ -253,8 +256,9 @@ def _build(
         score = 0.75 + 0.08 * max(_CLASS_LEVEL[agreement], 1) + 0.06 * nearness
         tier = (_TIER[kind], 1)
     elif kind == KIND_FRAME:
-        score = 0.2 + 0.1 * nearness
-        tier = (_TIER[kind], 0)
+        # A record of the frame's own function before any class agreement elsewhere.
+        score = 0.2 + 0.07 * same_function + 0.02 * _CLASS_LEVEL[agreement] + 0.02 * nearness
+        tier = (_TIER[kind], int(same_function))
     else:
         sim = similarity or 0.0
         score = 0.45 * sim
@@ -275,7 +279,6 @@ def _build(
         similarity=similarity,
         cut=cut,
     )
-    same_function = frame is not None and bool(entry.function) and entry.function == frame.function
     key = (
         -tier[0],
         -tier[1],
@@ -292,6 +295,23 @@ def _build(
         entry.record_id,
     )
     return key, Match(entry.record_id, round(score, 4), why)
+
+
+_NESTED = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>"})
+
+
+def _function_of(frames: tuple[Frame, ...], frame: Frame) -> str | None:
+    """The function a frame's code is written in: a comprehension's or lambda's frame
+    (`<listcomp>`) is in the function of the frame that called it, in the same file."""
+    pos = next((i for i, f in enumerate(frames) if f is frame), None)
+    while pos and frames[pos].function in _NESTED and frames[pos - 1].file == frames[pos].file:
+        pos -= 1
+    return frame.function if pos is None else frames[pos].function
+
+
+def _same_function(qualified: str | None, name: str | None) -> bool:
+    """A record's `Class.method` against a frame's `method` (frames name no class)."""
+    return bool(qualified) and bool(name) and str(qualified).rsplit(".", 1)[-1] == name
 
 
 def _mentions(text: str, function: str | None) -> bool:
@@ -336,9 +356,12 @@ def _rank(
         groups.setdefault(site_key(entry), []).append(item)
     ranked: list[tuple[tuple[Any, ...], Match]] = []
     for members in groups.values():
-        # Past the evidence of the paste itself, a site seen in more records (releases)
-        # goes first: a tie then falls to the file path, never to the id.
-        best_key = (*members[0][0][:9], -len(members), *members[0][0][9:])
+        # Past the evidence of the paste itself, a site whose wordings matched more often,
+        # then one that more pinned releases have (users run many releases), goes first:
+        # a tie then falls to the file path, never to the id.
+        entry = index.get(members[0][1].record_id)
+        span = entry.releases if entry is not None else 0
+        best_key = (*members[0][0][:9], -len(members), -span, *members[0][0][9:])
         curated = [m for _, m in members if _is_curated(index, m.record_id)]
         head = curated[0] if curated else members[0][1]
         others = tuple(m.record_id for _, m in members if m.record_id != head.record_id)
@@ -375,15 +398,25 @@ def _frame_items(
     """Records raised in the file of the innermost frame the catalog knows."""
     for exc in parsed.exceptions:
         for frame in reversed(exc.frames):
-            entries = index.in_file(frame.file)
+            # The frame's own function first (its line moves between releases), then the
+            # nearest lines. Statement sites of other functions say nothing about an error
+            # raised elsewhere in the file (their own line is _statement_items').
+            known = index.in_file(frame.file)
+            function = _function_of(exc.frames, frame)
+            own = [e for e in known if _same_function(e.function, function)]
+            mine = {id(e) for e in own}
+            entries = own + [e for e in known if e.statement is None and id(e) not in mine]
             if not entries:
                 continue
             if frame.line is not None and len(entries) > MAX_FRAME_CANDIDATES:
                 line = frame.line
-                entries = sorted(
-                    entries,
-                    key=lambda e: abs(e.line_number - line) if e.line_number else 10**9,
-                )[:MAX_FRAME_CANDIDATES]
+                entries = (
+                    own[:MAX_FRAME_CANDIDATES]
+                    + sorted(
+                        entries[len(own) :],
+                        key=lambda e: abs(e.line_number - line) if e.line_number else 10**9,
+                    )[: max(0, MAX_FRAME_CANDIDATES - len(own))]
+                )
             items = [
                 _build(
                     entry,
@@ -518,7 +551,8 @@ def _answer(
         where = f"{frame.file}:{frame.line}" + (f" in {frame.function}" if frame.function else "")
         known.append(
             f"No record's message matches; the innermost frame in a known file is {where}. "
-            f"Shown: {count} raise site(s) in that file, nearest line first."
+            f"Shown: {count} raise site(s) in that file, its function's first, then the"
+            " nearest lines."
         )
         unknown.append(
             "The error itself has no record: it comes from a plain statement or from code "

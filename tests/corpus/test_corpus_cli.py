@@ -225,3 +225,22 @@ def test_a_bare_assert_is_found_by_its_condition(built, client):
     top = _top(client, text)["matches"][0]
     assert top["errorMessage"] == "assert num_heads % attn_tp_size == 0"
     assert top["errorClass"] == "AssertionError"
+
+
+def test_the_match_page_explains_a_statement_match(built, client):
+    client.get("/match")
+    with client.session_transaction() as session:
+        token = session["csrf_token"]
+    page = client.post("/match", data={"text": LOOKUP_0_4_6, "csrf_token": token})
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert "innermost frame is on this very statement" in html
+
+
+def test_a_message_reported_to_the_client_matches_when_cut_off(built, client):
+    text = "[Error]Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens)."
+    top = _top(client, text)["matches"][0]
+    assert top["errorMessage"].startswith("Input length ({len(req.origin_input_ids)} tokens)")
+    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    assert record["site"]["whyFired"]["form"] == "reported"
+    assert record["site"]["whyFired"]["function"] == "validate_input_length"

@@ -140,7 +140,7 @@ def statements():
     sites = {
         (s["path"], s["line"]): s
         for s in draft.sites
-        if s["form"] in ("bare assert", "import", "lookup")
+        if s["form"] in ("bare assert", "import", "lookup", "reported")
     }
     return draft, sites
 
@@ -170,3 +170,19 @@ def test_statement_sites_of_a_real_release(statements):
         for s in sites.values()
     )
     assert draft.statements["bare assert"] > 300 and draft.statements["import"] > 300
+
+
+def test_a_message_reported_to_the_client_is_a_site(statements):
+    _, sites = statements
+    site = sites[("python/sglang/srt/managers/utils.py", 33)]
+    assert site["form"] == "reported" and site["function"] == "validate_input_length"
+    assert site["message"].startswith("Input length ({len(req.origin_input_ids)} tokens) exceeds")
+    assert (
+        site["condition"]
+        == "(len(req.origin_input_ids) >= max_req_input_len) and (not allow_auto_truncate)"
+    )
+    # `err_msg = ...; raise RuntimeError(err_msg)` is a raise site, not a reported message.
+    assert not any(
+        s["form"] == "reported" and s["path"].endswith("hf_transformers_utils.py")
+        for s in sites.values()
+    )
