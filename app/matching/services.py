@@ -359,8 +359,8 @@ def _rank(
         # Past the evidence of the paste itself, a site whose wordings matched more often,
         # then one that more pinned releases have (users run many releases), goes first:
         # a tie then falls to the file path, never to the id.
-        entry = index.get(members[0][1].record_id)
-        span = entry.releases if entry is not None else 0
+        found = index.get(members[0][1].record_id)
+        span = found.releases if found is not None else 0
         best_key = (*members[0][0][:9], -len(members), -span, *members[0][0][9:])
         curated = [m for _, m in members if _is_curated(index, m.record_id)]
         head = curated[0] if curated else members[0][1]
