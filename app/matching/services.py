@@ -581,7 +581,9 @@ def match_parsed(
     scored: dict[str, tuple[tuple[Any, ...], Match]] = {}
     budget = VerifyBudget.start()
     for exc in parsed.exceptions:
+        whole = False
         for hit in index.search(exc.message, budget):
+            whole = whole or (hit.whole and hit.specificity >= WEAK_PATTERN_CHARS)
             item = _build(
                 hit.entry,
                 exc,
@@ -592,6 +594,8 @@ def match_parsed(
                 similarity=None,
             )
             _keep_best(scored, item)
+        if whole:
+            continue  # a strong pattern matched the whole message: a shared start adds nothing
         for hit in index.prefix_search(exc.message):
             item = _build(
                 hit.entry,
