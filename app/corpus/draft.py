@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.drafts.classes import ClassMessage, by_name, class_messages, may_define
 from app.drafts.extract import Placeholder, RaiseSite
 from app.drafts.records import message_pattern, render_message
 from app.drafts.scan import DRAFTED_WITH_STATEMENTS, FORMS, scan, scan_all
@@ -133,20 +134,25 @@ def draft_release(
         and len(data) <= MAX_FILE_BYTES
     ]
     fields: frozenset[str] = frozenset()
+    found: list[ClassMessage] = []
     for path, data in files:
         if path == SERVER_ARGS_FILE:
             tree = parse_source(data)
             fields = server_arg_fields(tree) if tree is not None else frozenset()
+        if may_define(data):
+            tree = parse_source(data)
+            found.extend(class_messages(tree) if tree is not None else [])
+    worded = by_name(found)
     for path, data in files:
         tree = parse_source(data)
         if tree is None:
             continue
         text = data.decode("utf-8", errors="replace")
         if statements:
-            sites, classes, found = scan_all(tree, text, path.split("/", 1)[0])
+            sites, classes, stmts = scan_all(tree, text, path.split("/", 1)[0], worded)
         else:
-            (sites, classes), found = scan(tree, text), []
-        for stmt in found:
+            (sites, classes), stmts = scan(tree, text, worded), []
+        for stmt in stmts:
             counted[stmt.form] += 1
             out.sites.append(_site_dict(stmt, prefix + path, fields))
         for exc in classes:

@@ -18,9 +18,10 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from app.drafts.classes import ClassMessage
 from app.drafts.extract import (
     Part,
     Placeholder,
@@ -45,6 +46,7 @@ FORM_ASSERT = "assert"
 FORM_NO_MESSAGE = "no message"
 FORM_OTHER = "other expression"
 FORM_RERAISE = "re-raise"
+FORM_CLASS = "class message"  # the exception class words it (classes.py)
 # Statement sites: the interpreter raises, and words the message, for a plain statement.
 FORM_BARE_ASSERT = "bare assert"  # `assert cond`: AssertionError with no message
 FORM_IMPORT = "import"  # `from X import a`: ImportError / ModuleNotFoundError
@@ -80,6 +82,7 @@ FORMS = (
     FORM_NO_MESSAGE,
     FORM_OTHER,
     FORM_RERAISE,
+    FORM_CLASS,
 )
 MAX_CONDITION = 300
 _STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
@@ -182,8 +185,15 @@ def _docstring(node: ast.AST | None) -> str | None:
 class _Scanner:
     """One pass over a module: sites in source order and exception class definitions."""
 
-    def __init__(self, source: str | None, own: str | None = None) -> None:
+    def __init__(
+        self,
+        source: str | None,
+        own: str | None = None,
+        classes: Mapping[str, ClassMessage] | None = None,
+    ) -> None:
         self.source = source
+        # Exception classes of the package that word their own message, by name.
+        self.worded = classes or {}
         self.sites: list[RaiseSite] = []
         self.classes: list[ExceptionClass] = []
         # Statement sites are drafted when `own` (the package's top-level name) is given.
@@ -219,6 +229,10 @@ class _Scanner:
             return
         if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
             self._assign(stmt, func)
+        if self.worded and isinstance(
+            stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr | ast.Return
+        ):
+            self._constructed(stmt, func, conds)
         if self.own is not None:
             if isinstance(stmt, ast.ImportFrom):
                 self._import(stmt, func, conds)
@@ -305,6 +319,11 @@ class _Scanner:
             self._site(stmt, bare, None, form, func, conds, stmt.cause is not None)
             return
         cls, call = found
+        worded = self.worded.get(cls.rsplit(".", 1)[-1])
+        if worded is not None:
+            parts = list(worded.construct(call))
+            self._site(stmt, cls, parts, FORM_CLASS, func, conds, stmt.cause is not None)
+            return
         arg = message_arg(call)
         if arg is None:
             self._site(stmt, cls, None, FORM_NO_MESSAGE, func, conds, stmt.cause is not None)
@@ -404,6 +423,20 @@ class _Scanner:
             pattern = escape_literal(message) + _IMPORT_TAIL
             self._statement(stmt, "ImportError", (message,), FORM_IMPORT, func, conds, pattern)
 
+    def _constructed(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
+        """`raise_(OutOfResources(...))`, `err = MyError(...)`: a worded class constructed
+        outside a `raise` statement is a raise site too."""
+        value = getattr(stmt, "value", None)
+        if value is None:
+            return
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+                name = _name(node.func)
+                worded = self.worded.get(name.rsplit(".", 1)[-1])
+                if worded is not None:
+                    parts = list(worded.construct(node))
+                    self._site(stmt, name, parts, FORM_CLASS, func, conds)
+
     def _reported(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """`error_msg = f"..."`, or a message passed to an abort or error response."""
         value = getattr(stmt, "value", None)
@@ -467,18 +500,26 @@ class _Scanner:
                 return
 
 
-def scan(tree: ast.AST, source: str | None = None) -> tuple[list[RaiseSite], list[ExceptionClass]]:
-    """Every raise/assert site (with or without a usable message) and exception class."""
-    scanner = _Scanner(source)
+def scan(
+    tree: ast.AST,
+    source: str | None = None,
+    classes: Mapping[str, ClassMessage] | None = None,
+) -> tuple[list[RaiseSite], list[ExceptionClass]]:
+    """Every raise/assert site (with or without a usable message) and exception class;
+    `classes` are the package's exception classes that word their own message."""
+    scanner = _Scanner(source, classes=classes)
     scanner.run(tree)
     return scanner.sites, scanner.classes
 
 
 def scan_all(
-    tree: ast.AST, source: str | None, own: str
+    tree: ast.AST,
+    source: str | None,
+    own: str,
+    classes: Mapping[str, ClassMessage] | None = None,
 ) -> tuple[list[RaiseSite], list[ExceptionClass], list[RaiseSite]]:
     """As `scan`, plus the statement sites of a module of package `own`."""
-    scanner = _Scanner(source, own)
+    scanner = _Scanner(source, own, classes)
     scanner.run(tree)
     return scanner.sites, scanner.classes, scanner.statements
 

@@ -23,3 +23,9 @@ def small_pins(tmp: Path, versions: tuple[str, ...]) -> Path:
     path = tmp / "pins.json"
     path.write_text(json.dumps({"packages": [sglang]}))
     return path
+
+
+def pinned_wheel(package: str) -> tuple[Path, object]:
+    """The first pinned wheel of `package` (SHA-256 checked), with its pin."""
+    release = load_pins(only=(package,)).releases[0]
+    return ensure_wheel(release, cache_dir() / "wheels"), release

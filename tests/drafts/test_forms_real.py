@@ -11,7 +11,7 @@ from app.drafts.scan import FORMS, raise_sites, scan
 from app.drafts.services import parse_source
 from app.drafts.sources import iter_python_files
 from app.matching import MatchIndex, PatternEntry
-from tests.corpus.wheels import sglang_wheel
+from tests.corpus.wheels import pinned_wheel, sglang_wheel
 
 pytestmark = pytest.mark.integration
 
@@ -186,3 +186,25 @@ def test_a_message_reported_to_the_client_is_a_site(statements):
         s["form"] == "reported" and s["path"].endswith("hf_transformers_utils.py")
         for s in sites.values()
     )
+
+
+def test_an_exception_class_that_words_its_message_on_real_triton():
+    """triton's OutOfResources builds its message in `__str__`; the compiler constructs it
+    inside `raise_(...)`, not a `raise` statement."""
+    wheel, release = pinned_wheel("triton")
+    draft = draft_release(wheel, release.path_prefix, release.include, release.exclude)
+    sites = [
+        s
+        for s in draft.sites
+        if s["form"] == "class message" and s["path"].endswith("triton/compiler/compiler.py")
+    ]
+    shared = [s for s in sites if "shared memory" in s["message"]]
+    assert len(shared) == 1 and shared[0]["function"].endswith("_init_handles")
+    assert shared[0]["message"].startswith("out of resource: shared memory, Required: {")
+    pasted = (
+        "out of resource: shared memory, Required: 106496, Hardware limit: 101376. "
+        "Reducing block sizes or `num_stages` may help."
+    )
+    index = MatchIndex([PatternEntry("o", shared[0]["pattern"], "OutOfResources")])
+    assert any(h.whole for h in index.search(pasted))
+    assert draft.forms["class message"] >= 3
