@@ -5,8 +5,9 @@ issue thread, labelled with its kind and its raise site as ``{repo, file, functi
 messageContains}`` (``a | b`` lists alternatives: files move and functions are renamed
 between releases). A result is at the right site when the record's fields agree: the
 repo, a file path ending in one of the files, the enclosing function (the record's
-``function`` field, else the ``def`` above its line in its source excerpt; not checked
-when neither is known) and, except for implicit errors, the message. So it works with
+``function`` field, the corpus site's function, else the ``def`` above its line in its
+source excerpt; not checked when none is known) and, except for implicit errors, the
+message. So it works with
 any corpus: nothing depends on record ids.
 
     .venv/bin/python bench/heldout.py --db sqlite:////tmp/corpus.db
@@ -39,9 +40,13 @@ Fetch = Callable[[str, dict[str, Any] | None], dict[str, Any]]
 
 
 def enclosing_function(record: dict[str, Any]) -> str | None:
-    """The record's function: its own field, else the nearest `def` above its line."""
+    """The record's function: its own field, the corpus site's (`Class.method` -> `method`),
+    else the nearest `def` above its line (which a nested `def` can fool)."""
     if record.get("function"):
         return str(record["function"])
+    why = (record.get("site") or {}).get("whyFired") or {}
+    if why.get("function"):
+        return str(why["function"]).rsplit(".", 1)[-1]
     source, start, line = (
         record.get("sourceCode"),
         record.get("sourceCodeStart"),
