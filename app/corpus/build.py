@@ -93,7 +93,13 @@ def _line(
     repo: str, release: Release, wheel_sha: str, chain: Chain, rid: str, lines: list[str]
 ) -> dict[str, Any]:
     latest = chain.latest
-    site = RaiseSite(latest["cls"], to_parts(latest["parts"]), latest["line"], latest["end"])
+    site = RaiseSite(
+        latest["cls"],
+        to_parts(latest["parts"]),
+        latest["line"],
+        latest["end"],
+        pattern=latest["pattern"],  # a statement site's is what the interpreter prints
+    )
     record = build_record(
         site,
         repo=repo,
@@ -104,8 +110,6 @@ def _line(
         analyzed_at=ANALYZED_AT,
     )
     record["id"] = rid
-    # A statement site's pattern is what the interpreter prints, not its message parts.
-    record["messagePattern"] = latest["pattern"]
     return record
 
 

@@ -155,7 +155,7 @@ def build_record(
         "slug": slugify(message),
         "errorCode": None,
         "errorMessage": message,
-        "messagePattern": message_pattern(site.parts, site.error_class),
+        "messagePattern": site.pattern or message_pattern(site.parts, site.error_class),
         "errorType": error_type(site.error_class),
         "errorClass": site.error_class,
         "httpStatus": None,

@@ -392,7 +392,10 @@ class _Scanner:
         func: _Function,
         conds: list[_Cond],
         pattern: str | None = None,
+        on_line: bool = True,
     ) -> None:
+        """A site drafted only for the package's own releases; `on_line` keeps the
+        statement's first line (what a frame on it shows)."""
         self.statements.append(
             RaiseSite(
                 cls,
@@ -404,7 +407,7 @@ class _Scanner:
                 condition=_condition(conds),
                 docstring=_docstring(func.node),
                 reads=_reads([node for _, node in conds]),
-                statement=self._first_line(stmt),
+                statement=self._first_line(stmt) if on_line else None,
                 pattern=pattern,
             )
         )
@@ -468,19 +471,7 @@ class _Scanner:
             if arg is value and variable is not None:
                 # Raised later (`raise X(error_msg)`) it is a raise site, not a report.
                 self._pending.append((func.name, variable, len(self.statements)))
-            self.statements.append(
-                RaiseSite(
-                    REPORTED_CLASS,
-                    parts,
-                    stmt.lineno,
-                    stmt.end_lineno or stmt.lineno,
-                    form=FORM_REPORTED,
-                    function=func.name,
-                    condition=_condition(conds),
-                    docstring=_docstring(func.node),
-                    reads=_reads([node for _, node in conds]),
-                )
-            )
+            self._statement(stmt, REPORTED_CLASS, parts, FORM_REPORTED, func, conds, on_line=False)
 
     def _lookup(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """A subscript of a mapping named `*dict` by a variable key: KeyError(key)."""

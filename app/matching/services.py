@@ -457,7 +457,7 @@ def _statement_items(parsed: ParsedError, index: MatchIndex) -> list[tuple[tuple
             if name and name not in _STATEMENT_CLASSES.get(entry.error_class or "", ()):
                 continue
             if frame.function and entry.function:
-                if entry.function.rsplit(".", 1)[-1] != frame.function:
+                if not _same_function(entry.function, frame.function):
                     continue
             if missing and f"name '{missing.group(1)}'" not in (entry.error_message or ""):
                 continue
