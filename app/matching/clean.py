@@ -48,6 +48,9 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"\[(?i:bug|feature|usage|error|question|misc|issue|help)\]:? ?",
     )
 )
+# The same, as one alternation: the first alternative that matches is the one removed,
+# as in a loop over _PREFIXES (none matches the empty string), in one call per line.
+_ANY_PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 
 
 _TYPOGRAPHIC_FRAME = re.compile(
@@ -178,14 +181,11 @@ def strip_prefixes(line: str) -> Line:
     """
     removed: list[str] = []
     for _ in range(MAX_PREFIX_PASSES):
-        for prefix in _PREFIXES:
-            m = prefix.match(line)
-            if m and m.end() > 0:
-                removed.append(m.group(0))
-                line = line[m.end() :]
-                break
-        else:
+        m = _ANY_PREFIX.match(line)
+        if m is None or m.end() == 0:
             break
+        removed.append(m.group(0))
+        line = line[m.end() :]
     return Line(line, "".join(removed))
 
 

@@ -11,11 +11,11 @@ text>" when' match, but a pattern found in the middle of a longer sentence does 
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import ahocorasick
@@ -129,12 +129,12 @@ def template_overlap(template: str, text: str) -> tuple[int, bool]:
     whole word. (0, False) when the text does not start as the template does, differs only
     in its last word, or instantiates all of it (a pattern match, not this).
     """
-    parts = _PLACEHOLDER.split(template)
+    parts = _template_parts(template)
     head = parts[0]
     if not head.strip():
         return 0, False
     if not text.startswith(head):
-        common = len(os.path.commonprefix((head, text)))
+        common = _common_prefix(head, text)
         if common == len(text):
             return common, True
         chars = text.rfind(" ", 0, common + 1) + 1
@@ -160,10 +160,31 @@ def _overlap_end(template: str, text: str, chars: int) -> int:
     """Where a text that goes on differently leaves the template (``chars`` shared, from
     template_overlap): inside the head, there; past the head, the end of the text's line
     (a placeholder may run up to the writer's own words)."""
-    if chars < len(_PLACEHOLDER.split(template, 1)[0]):
+    if chars < len(_template_parts(template)[0]):
         return chars
     line_end = text.find("\n")
     return len(text) if line_end < 0 else line_end
+
+
+@lru_cache(maxsize=1 << 16)
+def _template_parts(template: str) -> tuple[str, ...]:
+    """A message template's literal parts, around its ``{placeholders}``."""
+    return tuple(_PLACEHOLDER.split(template))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the longest common start of two strings (slice compares, not a char loop)."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _cut_literal(text: str, start: int, literal: str) -> int:
@@ -190,6 +211,9 @@ class _Segments:
     message: str
     whole: tuple[int, int]
     lines: list[tuple[int, int, list[int], list[int]]] = field(default_factory=list)
+    # An ASCII message as bytes (same offsets): bytes patterns skip RE2's per-call
+    # character/byte offset conversion, most of a verification's cost.
+    data: bytes | None = None
 
 
 def _strip_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -202,6 +226,8 @@ def _strip_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _segments(message: str) -> _Segments:
     seg = _Segments(message, _strip_bounds(message, 0, len(message)))
+    if message.isascii():
+        seg.data = message.encode("ascii")
     pos = 0
     for raw in message.split("\n"):
         ls, le = _strip_bounds(message, pos, pos + len(raw))
@@ -218,9 +244,10 @@ def _segments(message: str) -> _Segments:
 def _verify(rx: re2._Regexp, seg: _Segments) -> tuple[int, int, bool] | None:
     """(start, end, whole) of the longest segment the pattern fully matches, or None.
 
-    Only lines touched by one of the first MAX_HITS search hits are tried.
+    ``rx`` is the bytes pattern when ``seg.data`` is set, else the str one. Only lines
+    touched by one of the first MAX_HITS search hits are tried.
     """
-    message = seg.message
+    message: str | bytes = seg.message if seg.data is None else seg.data
     first = rx.search(message)
     if first is None:
         return None
@@ -241,7 +268,7 @@ def _verify(rx: re2._Regexp, seg: _Segments) -> tuple[int, int, bool] | None:
         pairs.update((s, we) for s in starts if s < we)
         pairs.update((ws, e) for e in ends if ws < e)
     for s, e in sorted(pairs, key=lambda p: (p[0] - p[1], p[0])):
-        s, e = _strip_bounds(message, s, e)
+        s, e = _strip_bounds(seg.message, s, e)
         if s < e and rx.fullmatch(message[s:e]) is not None:
             return s, e, False
     return None
@@ -256,7 +283,11 @@ class MatchIndex:
         self._by_id: dict[str, int] = {}
         self._by_literal: dict[str, list[int]] = {}
         self._always: list[int] = []
+        # Compiled on first use, per entry: (str pattern, bytes pattern), each None when
+        # RE2 cannot compile it or its program is too large to verify.
         self._compiled: dict[int, re2._Regexp | None] = {}
+        self._compiled_bytes: dict[int, re2._Regexp | None] = {}
+        self._sizes: dict[int, int] = {}
         self._by_head: dict[str, list[int]] = {}
         self._by_inner: dict[str, list[int]] = {}
         self._by_file: dict[str, list[int]] = {}
@@ -315,17 +346,28 @@ class MatchIndex:
         idx = self._by_id.get(record_id)
         return 0 if idx is None else self._specificity[idx]
 
-    def _regex(self, idx: int) -> re2._Regexp | None:
-        if idx in self._compiled:
-            return self._compiled[idx]
+    def _regex(self, idx: int, binary: bool = False) -> re2._Regexp | None:
+        """The entry's compiled pattern, for str messages or (``binary``) ASCII bytes."""
+        cache = self._compiled_bytes if binary else self._compiled
+        if idx in cache:
+            return cache[idx]
+        pattern = self._entries[idx].pattern
         try:
-            rx: re2._Regexp | None = re2.compile(self._entries[idx].pattern, _RE2_OPTIONS)
+            rx: re2._Regexp | None = re2.compile(
+                pattern.encode() if binary else pattern, _RE2_OPTIONS
+            )
         except Exception:  # re2 raises its own error type for unsupported syntax
             rx = None
         if rx is not None and rx.programsize > MAX_PROGRAM:
             rx = None  # stored before the write-time cost check: never verified
-        self._compiled[idx] = rx
+        cache[idx] = rx
         return rx
+
+    def _program_size(self, idx: int, rx: re2._Regexp) -> int:
+        size = self._sizes.get(idx)
+        if size is None:
+            size = self._sizes[idx] = rx.programsize
+        return size
 
     def invalid_patterns(self) -> list[str]:
         """Record ids whose pattern RE2 cannot compile (compiles every pattern: slow)."""
@@ -350,16 +392,17 @@ class MatchIndex:
         if not message.strip():
             return []
         views = {len(message): _segments(message)}
+        binary = views[len(message)].data is not None
         always = set(self._always)
         hits: list[PatternHit] = []
         for idx in self.candidates(message):
             if budget is not None and budget.spent():
                 break
-            rx = self._regex(idx)
+            rx = self._regex(idx, binary)
             if rx is None:
                 continue
             # A costly program sees a shorter head of the message, so no one check is slow.
-            size = min(len(message), MAX_VERIFY_COST // max(rx.programsize, 1))
+            size = min(len(message), MAX_VERIFY_COST // max(self._program_size(idx, rx), 1))
             if idx in always:
                 size = min(size, ALWAYS_VERIFY_CHARS)
             if size not in views:
@@ -401,11 +444,16 @@ class MatchIndex:
             for idx in found:
                 if idx in seen:
                     continue
-                chars, cut = template_overlap(self._entries[idx].error_message or "", text)
+                template = self._entries[idx].error_message or ""
+                head = _template_parts(template)[0]
+                if len(head) >= MIN_DIVERGED_CHARS and not text.startswith(
+                    head[:MIN_DIVERGED_CHARS]
+                ):
+                    continue  # shares under MIN_DIVERGED_CHARS: template_overlap's answer
+                chars, cut = template_overlap(template, text)
                 if chars < (MIN_PREFIX_CHARS if cut else MIN_DIVERGED_CHARS):
                     continue
                 seen.add(idx)
-                template = self._entries[idx].error_message or ""
                 end = len(message) if cut else start + _overlap_end(template, text, chars)
                 hits.append(PatternHit(self._entries[idx], start, end, False, chars, cut))
         return hits

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from app.matching.index import MatchIndex, PatternEntry, VerifyBudget
@@ -181,8 +182,9 @@ def class_agreement(parsed: str | None, record: str | None) -> str:
     return CLASS_DIFFERENT
 
 
-def _parts(path: str) -> list[str]:
-    return [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+@lru_cache(maxsize=1 << 16)
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(p for p in path.replace("\\", "/").split("/") if p and p != ".")
 
 
 def path_suffix_hit(frame_file: str, record_path: str) -> int:
@@ -339,11 +341,18 @@ def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> b
 def site_key(entry: PatternEntry) -> tuple[str, str, str, str]:
     """One raise site: repo, file, function (when known) and the message template; an
     import statement is one site whichever of its names fails."""
-    template = _SPACE.sub(" ", _PLACEHOLDER.sub("{}", entry.error_message or entry.pattern))
     if entry.statement and entry.error_class == "ImportError":
-        template = entry.statement
+        template = entry.statement.strip()
+    else:
+        template = _site_template(entry.error_message or entry.pattern)
     path = (entry.file_path or "").replace("\\", "/")
-    return (entry.repo or "", path, entry.function or "", template.strip())
+    return (entry.repo or "", path, entry.function or "", template)
+
+
+@lru_cache(maxsize=1 << 16)
+def _site_template(message: str) -> str:
+    """A message with every placeholder as ``{}`` and runs of space as one."""
+    return _SPACE.sub(" ", _PLACEHOLDER.sub("{}", message)).strip()
 
 
 def _rank(
