@@ -165,6 +165,8 @@ def _expand_json_line(line: str) -> list[str] | None:
 def unwrap_emphasis(line: str) -> str:
     """A whole line in Markdown bold or inline code, as issue text often has: its text."""
     stripped = line.strip()
+    if not stripped or stripped[0] not in "*_`":
+        return line
     for mark in ("**", "__", "`"):
         n = len(mark)
         if len(stripped) > 2 * n and stripped.startswith(mark) and stripped.endswith(mark):

@@ -283,11 +283,12 @@ class MatchIndex:
         self._by_id: dict[str, int] = {}
         self._by_literal: dict[str, list[int]] = {}
         self._always: list[int] = []
-        # Compiled on first use, per entry: (str pattern, bytes pattern), each None when
-        # RE2 cannot compile it or its program is too large to verify.
-        self._compiled: dict[int, re2._Regexp | None] = {}
-        self._compiled_bytes: dict[int, re2._Regexp | None] = {}
-        self._sizes: dict[int, int] = {}
+        # Compiled on first use, once per distinct pattern (many sites share one): for str
+        # messages and for ASCII bytes; None when RE2 cannot compile it or its program is
+        # too large to verify.
+        self._compiled: dict[str, re2._Regexp | None] = {}
+        self._compiled_bytes: dict[str, re2._Regexp | None] = {}
+        self._program: dict[str, int] = {}  # RE2 program size, per pattern
         self._by_head: dict[str, list[int]] = {}
         self._by_inner: dict[str, list[int]] = {}
         self._by_file: dict[str, list[int]] = {}
@@ -349,9 +350,9 @@ class MatchIndex:
     def _regex(self, idx: int, binary: bool = False) -> re2._Regexp | None:
         """The entry's compiled pattern, for str messages or (``binary``) ASCII bytes."""
         cache = self._compiled_bytes if binary else self._compiled
-        if idx in cache:
-            return cache[idx]
         pattern = self._entries[idx].pattern
+        if pattern in cache:
+            return cache[pattern]
         try:
             rx: re2._Regexp | None = re2.compile(
                 pattern.encode() if binary else pattern, _RE2_OPTIONS
@@ -360,14 +361,8 @@ class MatchIndex:
             rx = None
         if rx is not None and rx.programsize > MAX_PROGRAM:
             rx = None  # stored before the write-time cost check: never verified
-        cache[idx] = rx
+        cache[pattern] = rx
         return rx
-
-    def _program_size(self, idx: int, rx: re2._Regexp) -> int:
-        size = self._sizes.get(idx)
-        if size is None:
-            size = self._sizes[idx] = rx.programsize
-        return size
 
     def invalid_patterns(self) -> list[str]:
         """Record ids whose pattern RE2 cannot compile (compiles every pattern: slow)."""
@@ -395,19 +390,28 @@ class MatchIndex:
         binary = views[len(message)].data is not None
         always = set(self._always)
         hits: list[PatternHit] = []
+        # Sites that share a pattern share its verification (the head it sees too).
+        verified: dict[tuple[str, bool], tuple[int, int, bool] | None] = {}
         for idx in self.candidates(message):
-            if budget is not None and budget.spent():
-                break
-            rx = self._regex(idx, binary)
-            if rx is None:
-                continue
-            # A costly program sees a shorter head of the message, so no one check is slow.
-            size = min(len(message), MAX_VERIFY_COST // max(self._program_size(idx, rx), 1))
-            if idx in always:
-                size = min(size, ALWAYS_VERIFY_CHARS)
-            if size not in views:
-                views[size] = _segments(message[:size])
-            found = _verify(rx, views[size])
+            key = (self._entries[idx].pattern, idx in always)
+            if key in verified:
+                found = verified[key]
+            else:
+                if budget is not None and budget.spent():
+                    break
+                rx = self._regex(idx, binary)
+                if rx is None:
+                    continue
+                # A costly program sees a shorter head of the message: no one check is slow.
+                program = self._program.get(key[0])
+                if program is None:
+                    program = self._program[key[0]] = rx.programsize
+                size = min(len(message), MAX_VERIFY_COST // max(program, 1))
+                if idx in always:
+                    size = min(size, ALWAYS_VERIFY_CHARS)
+                if size not in views:
+                    views[size] = _segments(message[:size])
+                found = verified[key] = _verify(rx, views[size])
             if found is not None:
                 start, end, whole = found
                 entry = self._entries[idx]
@@ -433,14 +437,19 @@ class MatchIndex:
                 break
         hits: list[PatternHit] = []
         seen: set[int] = set()
+        inner = self._by_inner
         for start in starts:
-            text = message[start:]
-            found = list(self._by_head.get(text[:PREFIX_KEY].casefold(), ()))
-            if self._by_inner:
-                for w in _WORD_START.finditer(text[:INNER_KEY_SCAN]):
+            found = list(self._by_head.get(message[start : start + PREFIX_KEY].casefold(), ()))
+            if inner:
+                # Word starts after the segment's first character, as in its own first
+                # INNER_KEY_SCAN characters (the lookbehind sees the space before them).
+                for w in _WORD_START.finditer(message, start + 1, start + INNER_KEY_SCAN):
                     found.extend(
-                        self._by_inner.get(text[w.start() : w.start() + PREFIX_KEY].casefold(), ())
+                        inner.get(message[w.start() : w.start() + PREFIX_KEY].casefold(), ())
                     )
+            if not found:
+                continue
+            text = message[start:]
             for idx in found:
                 if idx in seen:
                     continue

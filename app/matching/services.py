@@ -202,7 +202,10 @@ def best_frame(frames: tuple[Frame, ...], entry: PatternEntry) -> tuple[Frame | 
         return None, None
     best: tuple[int, int, int] | None = None
     chosen: tuple[Frame | None, int | None] = (None, None)
+    name = _parts(entry.file_path)[-1:]
     for pos, frame in enumerate(frames):
+        if not name or not frame.file.endswith(name[0]):
+            continue  # not even the file name agrees
         shared = path_suffix_hit(frame.file, entry.file_path)
         if not shared:
             continue

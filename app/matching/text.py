@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 
 from app.matching.index import PatternEntry
 
@@ -50,6 +52,7 @@ class TokenSetSearch:
         # Very common tokens carry little signal and would make queries scan everything.
         self._stop = max(50, len(self._ids) // 50)
         self._sizes = [len(d) for d in self._docs]
+        self._root = [math.sqrt(n) for n in self._sizes]  # the cosine's per-document term
         self._longest = max(self._sizes, default=0)
 
     def __call__(self, query: str, limit: int) -> list[tuple[str, float]]:
@@ -76,7 +79,6 @@ class TokenSetSearch:
         # Shared rare tokens per candidate, rarest first, within a budget of postings walked
         # (new candidates stop at MAX_CANDIDATES); tokens past the budget count as possibly
         # shared in the upper bound that prunes candidates before the exact similarity.
-        shared: dict[int, int] = {}
         walked = 0
         used = 0
         for posting in rare[:MAX_QUERY_TOKENS]:
@@ -84,29 +86,34 @@ class TokenSetSearch:
                 break
             walked += len(posting)
             used += 1
-            full = len(shared) >= MAX_CANDIDATES
-            for doc in posting:
-                if doc in shared:
-                    shared[doc] += 1
-                elif not full:
-                    shared[doc] = 1
+        shared: dict[int, int]
+        if walked <= MAX_CANDIDATES:
+            # Too few postings to reach the candidate cap: count them all in C.
+            shared = Counter(chain.from_iterable(rare[:used]))
+        else:
+            shared = {}
+            for posting in rare[:used]:
+                full = len(shared) >= MAX_CANDIDATES
+                for doc in posting:
+                    if doc in shared:
+                        shared[doc] += 1
+                    elif not full:
+                        shared[doc] = 1
         common += len(rare) - used
         scored = []
         nq = len(qtoks)
         # Even the smallest document in the size window needs this many shared tokens.
         need = self._min * math.sqrt(nq * max(lo, 1)) - common
-        sizes = self._sizes
+        sizes, root, docs, floor = self._sizes, self._root, self._docs, self._min
+        root_q = math.sqrt(nq)
         for doc, count in shared.items():
-            if count < need:
+            if count < need or not lo <= sizes[doc] <= hi:
                 continue
-            size = sizes[doc]
-            if not lo <= size <= hi:
+            denom = root_q * root[doc]
+            if count + common < floor * denom:
                 continue
-            denom = math.sqrt(nq * size)
-            if (count + common) / denom < self._min:
-                continue
-            sim = len(qtoks & self._docs[doc]) / denom
-            if sim >= self._min:
+            sim = len(qtoks & docs[doc]) / denom
+            if sim >= floor:
                 scored.append((self._ids[doc], round(min(sim, 1.0), 4)))
         scored.sort(key=lambda p: (-p[1], p[0]))
         return scored[:limit]
