@@ -327,6 +327,12 @@ class MatchIndex:
             self._automaton.add_word(literal, literal)
         if self._by_literal:
             self._automaton.make_automaton()
+        # The inner keys too: one pass over a message finds where each occurs.
+        self._inner_automaton = ahocorasick.Automaton()
+        for key in self._by_inner:
+            self._inner_automaton.add_word(key, key)
+        if self._by_inner:
+            self._inner_automaton.make_automaton()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -437,16 +443,22 @@ class MatchIndex:
                 break
         hits: list[PatternHit] = []
         seen: set[int] = set()
-        inner = self._by_inner
+        keyed = self._inner_keys(message, starts[-1] + INNER_KEY_SCAN)
         for start in starts:
             found = list(self._by_head.get(message[start : start + PREFIX_KEY].casefold(), ()))
-            if inner:
+            if keyed is None:
                 # Word starts after the segment's first character, as in its own first
                 # INNER_KEY_SCAN characters (the lookbehind sees the space before them).
                 for w in _WORD_START.finditer(message, start + 1, start + INNER_KEY_SCAN):
                     found.extend(
-                        inner.get(message[w.start() : w.start() + PREFIX_KEY].casefold(), ())
+                        self._by_inner.get(
+                            message[w.start() : w.start() + PREFIX_KEY].casefold(), ()
+                        )
                     )
+            else:
+                for pos, key in keyed:
+                    if start < pos < start + INNER_KEY_SCAN:
+                        found.extend(self._by_inner[key])
             if not found:
                 continue
             text = message[start:]
@@ -466,6 +478,25 @@ class MatchIndex:
                 end = len(message) if cut else start + _overlap_end(template, text, chars)
                 hits.append(PatternHit(self._entries[idx], start, end, False, chars, cut))
         return hits
+
+    def _inner_keys(self, message: str, end: int) -> list[tuple[int, str]] | None:
+        """(position, key) of every inner key at a word start before ``end``, as the
+        per-word lookup would find them (the key is the next PREFIX_KEY characters, or the
+        rest of the message); None for a message whose case folding moves characters
+        (not ASCII): the caller looks word by word."""
+        if not self._by_inner:
+            return []
+        head = message[: end + PREFIX_KEY]
+        if not head.isascii():
+            return None
+        found = []
+        for last, key in self._inner_automaton.iter(head.lower()):
+            pos = last - len(key) + 1
+            if pos == 0 or pos >= end or not message[pos - 1].isspace() or message[pos].isspace():
+                continue
+            if len(key) == PREFIX_KEY or pos + len(key) == len(message):
+                found.append((pos, key))
+        return found
 
     def in_file(self, path: str) -> list[PatternEntry]:
         """Entries raised in the file a frame names (joined on the last two components)."""
