@@ -151,3 +151,46 @@ def test_required_literal_is_in_every_match(pattern_and_text):
     pattern, text = pattern_and_text
     best = extract(pattern).best
     assert best is None or best in text.casefold()
+
+
+@pytest.mark.parametrize("lead", ["", "Erreur \u00e0 l'appel\n"])
+def test_ascii_and_unicode_messages_verify_alike(lead):
+    # An ASCII message is verified with bytes patterns, any other with str ones: the same
+    # hits, at the same character offsets, either way.
+    index = MatchIndex([entry("seed", SEED_PATTERN)])
+    message = f"{lead}Capture cuda graph failed: {SEED}"
+    (hit,) = index.search(message)
+    assert (message[hit.start : hit.end], hit.whole) == (SEED, False)
+
+
+@pytest.mark.parametrize("lead", ["", "Erreur \u00e0 l'appel\n"])
+def test_prefix_search_inner_keys_alike_for_ascii_and_unicode(lead):
+    # Inner keys (a short-headed template's first long literal, an import's quoted name)
+    # are found by one automaton pass over an ASCII message, word by word otherwise.
+    index = MatchIndex(
+        [
+            entry("tp", r"TP rank \d+ could finish the model loading, but .+", **TP),
+            entry(
+                "imp",
+                r"cannot import name 'is_valid_list_of_images' from .+",
+                error_message="cannot import name 'is_valid_list_of_images' from "
+                "'transformers.models.mllama.image_processing_mllama'",
+                statement="from transformers.models.mllama.image_processing_mllama "
+                "import is_valid_list_of_images",
+            ),
+        ]
+    )
+    cut = f"{lead}RuntimeError: TP rank 3 could finish the model loading, but there are other"
+    assert [(h.entry.record_id, h.cut) for h in index.prefix_search(cut)] == [("tp", True)]
+    title = (
+        f"{lead}[Bug] ImportError: cannot import name 'is_valid_list_of_images' from "
+        "transformers.models.mllama.image_processing_mllama please help"
+    )
+    assert [h.entry.record_id for h in index.prefix_search(title)] == ["imp"]
+
+
+TP = {
+    "error_message": "TP rank {tp_rank} could finish the model loading, but there are other "
+    "ranks that didn't finish loading. It is likely due to unexpected failures (e.g., OOM) "
+    "or a slow node."
+}
