@@ -176,7 +176,12 @@ def _store_costly(app, seed, count: int) -> None:
             assert not isinstance(parsed, list), parsed
             lines.append(parsed)
         services.upsert(db.session, lines)
-        db.session.execute(update(Record).values(message_pattern=COSTLY))
+        for i in range(count):
+            # Distinct patterns: sites that share one pattern share its verification.
+            costly = COSTLY.replace("{90}", f"{{{90 + i}}}")
+            db.session.execute(
+                update(Record).where(Record.id == f"c{i:015d}").values(message_pattern=costly)
+            )
         db.session.execute(
             update(Record)
             .where(Record.id == "c000000000000000")
