@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 import time
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 import ahocorasick
@@ -47,6 +49,7 @@ _PREFIX_STARTS = re.compile(r"\n[ \t]*|" + _START_MARKS.pattern)  # line starts 
 _END_MARKS = re.compile(r"[.!?](?=[ \t])|(?=:[ \t])|(?=[\"\u201d`](?:[\s.,;:!?)]|$))")
 _WORD_START = re.compile(r"(?<=\s)\S")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
+_VALUE = itemgetter(1)  # an automaton hit's value: (end, value)
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 _RE2_OPTIONS.max_mem = 8 << 20
@@ -378,7 +381,7 @@ class MatchIndex:
         """Entries whose required literal occurs in the message, plus the always-verify list."""
         found: set[int] = set(self._always)
         if self._by_literal:
-            hit_literals = {lit for _, lit in self._automaton.iter(message.casefold())}
+            hit_literals = set(map(_VALUE, self._automaton.iter(message.casefold())))
             for lit in hit_literals:
                 found.update(self._by_literal[lit])
         return sorted(found)
@@ -456,9 +459,11 @@ class MatchIndex:
                         )
                     )
             else:
-                for pos, key in keyed:
-                    if start < pos < start + INNER_KEY_SCAN:
-                        found.extend(self._by_inner[key])
+                first = bisect_right(keyed, (start, "\uffff"))  # past keys at `start` itself
+                for pos, key in keyed[first:]:
+                    if pos >= start + INNER_KEY_SCAN:
+                        break
+                    found.extend(self._by_inner[key])
             if not found:
                 continue
             text = message[start:]
@@ -480,7 +485,7 @@ class MatchIndex:
         return hits
 
     def _inner_keys(self, message: str, end: int) -> list[tuple[int, str]] | None:
-        """(position, key) of every inner key at a word start before ``end``, as the
+        """(position, key), by position, of every inner key at a word start before ``end``, as the
         per-word lookup would find them (the key is the next PREFIX_KEY characters, or the
         rest of the message); None for a message whose case folding moves characters
         (not ASCII): the caller looks word by word."""
@@ -496,6 +501,7 @@ class MatchIndex:
                 continue
             if len(key) == PREFIX_KEY or pos + len(key) == len(message):
                 found.append((pos, key))
+        found.sort()
         return found
 
     def in_file(self, path: str) -> list[PatternEntry]:
