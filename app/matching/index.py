@@ -291,7 +291,7 @@ class MatchIndex:
         # too large to verify.
         self._compiled: dict[str, re2._Regexp | None] = {}
         self._compiled_bytes: dict[str, re2._Regexp | None] = {}
-        self._program: dict[str, int] = {}  # RE2 program size, per pattern
+        self._program: dict[str, int] = {}  # RE2 program size, per compiled pattern
         self._by_head: dict[str, list[int]] = {}
         self._by_inner: dict[str, list[int]] = {}
         self._by_file: dict[str, list[int]] = {}
@@ -368,8 +368,10 @@ class MatchIndex:
             )
         except Exception:  # re2 raises its own error type for unsupported syntax
             rx = None
-        if rx is not None and rx.programsize > MAX_PROGRAM:
-            rx = None  # stored before the write-time cost check: never verified
+        if rx is not None:
+            self._program[pattern] = rx.programsize  # the same for str and bytes
+            if self._program[pattern] > MAX_PROGRAM:
+                rx = None  # stored before the write-time cost check: never verified
         cache[pattern] = rx
         return rx
 
@@ -412,10 +414,7 @@ class MatchIndex:
                 if rx is None:
                     continue
                 # A costly program sees a shorter head of the message: no one check is slow.
-                program = self._program.get(key[0])
-                if program is None:
-                    program = self._program[key[0]] = rx.programsize
-                size = min(len(message), MAX_VERIFY_COST // max(program, 1))
+                size = min(len(message), MAX_VERIFY_COST // max(self._program[key[0]], 1))
                 if idx in always:
                     size = min(size, ALWAYS_VERIFY_CHARS)
                 if size not in views:
