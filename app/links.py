@@ -3,11 +3,17 @@ on ``ERRATA_PUBLIC_URL`` when it is set (never on a client's Host header then)."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import current_app, request, url_for
+from flask import current_app, g, request, url_for
+
+# Characters a URL path segment keeps as they are: an id made only of them is the same
+# in every record page URL but for itself, so one URL built per request serves them all.
+_PLAIN_ID = re.compile(r"[A-Za-z0-9._~-]+")
+_SLOT = "0errata0slot0"
 
 
 def absolute(path: str) -> str:
@@ -34,5 +40,18 @@ def link(
 
 
 def record_page_url(record_id: str) -> str:
-    """The record's page: stable and absolute, for an LSP diagnostic's href."""
-    return link("records.record_page", external=True, record_id=record_id)
+    """The record's page: stable and absolute, for an LSP diagnostic's href. An answer
+    links many records: the URL is built once per request and the id put in its place."""
+    if not _PLAIN_ID.fullmatch(record_id):
+        return link("records.record_page", external=True, record_id=record_id)
+    template = g.get("_record_page_url")
+    if template is None:
+        template = g._record_page_url = record_page_url_template()
+    head, tail = template
+    return head + record_id + tail
+
+
+def record_page_url_template() -> tuple[str, str]:
+    """A record page URL split where its id goes."""
+    head, _, tail = link("records.record_page", external=True, record_id=_SLOT).partition(_SLOT)
+    return head, tail

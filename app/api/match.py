@@ -45,5 +45,4 @@ def match() -> Response:
         )
     except answers.TextTooLarge as exc:
         return problem(413, "Content Too Large", str(exc))
-    model = serialize.match_response(answer, flag(request.args, "compact"))
-    return jsonify(model.model_dump(mode="json", exclude_unset=True))
+    return jsonify(serialize.match_response(answer, flag(request.args, "compact")))

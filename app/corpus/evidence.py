@@ -45,6 +45,12 @@ class _File:
     # release -> [(line, function, record id)]
     sites: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
     urls: dict[str, str] = field(default_factory=dict)
+    # filled by FrameIndex.build from `sites`: the path's parts; per function name
+    # (unqualified), per release, its raise sites' lines and record ids (in order); per
+    # release, the lines of all its raise sites
+    parts: list[str] = field(default_factory=list)
+    functions: dict[str, dict[str, tuple[set[int], list[str]]]] = field(default_factory=dict)
+    lines: dict[str, set[int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +67,7 @@ class FrameIndex:
             return None
         best: tuple[int, _File] | None = None
         for entry in self.files.get(parts[-1], []):
-            shared = _shared_suffix(parts, _parts(entry.path))
+            shared = _shared_suffix(parts, entry.parts)
             if shared >= 2 and (best is None or shared > best[0]):
                 best = (shared, entry)
         return None if best is None else best[1]
@@ -88,7 +94,18 @@ class FrameIndex:
         ordered = {r: tuple(sorted(v, key=version_key)) for r, v in releases.items()}
         files: dict[str, list[_File]] = {}
         for entry in by_path.values():
-            files.setdefault(_parts(entry.path)[-1], []).append(entry)
+            entry.parts = _parts(entry.path)
+            for release, rows in entry.sites.items():
+                entry.lines[release] = {line for line, _func, _rid in rows}
+                for line, func, rid in rows:
+                    name = func.rsplit(".", 1)[-1]
+                    lines, rids = entry.functions.setdefault(name, {}).setdefault(
+                        release, (set(), [])
+                    )
+                    lines.add(line)
+                    if rid not in rids:
+                        rids.append(rid)
+            files.setdefault(entry.parts[-1], []).append(entry)
         return cls(files, ordered)
 
 
@@ -144,14 +161,11 @@ class Evidence:
 
 def _fit(entry: _File, frame: FrameLike) -> tuple[set[str], set[str]]:
     """(releases with a raise site on this very line, releases where the function exists)."""
-    exact, function = set(), set()
-    for release, rows in entry.sites.items():
-        for line, func, _rid in rows:
-            if frame.function and func.rsplit(".", 1)[-1] == frame.function:
-                function.add(release)
-                if frame.line is not None and line == frame.line:
-                    exact.add(release)
-    return exact, function
+    found = entry.functions.get(frame.function) if frame.function else None
+    if not found:
+        return set(), set()
+    exact = {release for release, (lines, _rids) in found.items() if frame.line in lines}
+    return exact, set(found)
 
 
 def frame_evidence(index: FrameIndex, frames: Sequence[FrameLike]) -> Evidence:
@@ -183,11 +197,13 @@ def frame_evidence(index: FrameIndex, frames: Sequence[FrameLike]) -> Evidence:
     entry, frame = innermost
     release = ordered.get(entry.repo, ())[-1:] or (None,)
     at = release[0]
-    rows = entry.sites.get(at, []) if at else []
-    in_function = tuple(
-        dict.fromkeys(rid for _line, func, rid in rows if func.rsplit(".", 1)[-1] == frame.function)
+    own = (
+        entry.functions.get(frame.function, {}).get(at)
+        if frame.function is not None and at
+        else None
     )
-    on_line = any(line == frame.line for line, func, _ in rows)
+    in_function = tuple(own[1]) if own else ()
+    on_line = bool(at) and frame.line in entry.lines.get(at or "", ())
     url = entry.urls.get(at) if at else None
     if url and frame.line:
         url = f"{url}#L{frame.line}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,7 @@ class History:
         return "; ".join(parts)
 
 
+@lru_cache(maxsize=4096)
 def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
     """Order release strings numerically: 0.4.10 after 0.4.6; suffixes after the number."""
     return tuple(

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from app.matching.clean import TRACEBACK_HEADER, Line, clean_lines
@@ -59,7 +59,12 @@ class Frame:
     source: str | None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "file": self.file,
+            "line": self.line,
+            "function": self.function,
+            "source": self.source,
+        }
 
 
 @dataclass(frozen=True, slots=True)

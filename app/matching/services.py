@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 import weakref
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.matching.index import MatchIndex, PatternEntry, VerifyBudget
 from app.matching.parse import (
@@ -151,6 +151,18 @@ class Match:
         }
 
 
+class _Scored(NamedTuple):
+    """A scored hit of one record; most are outranked, so its Explanation is built only if
+    it is shown."""
+
+    record_id: str
+    score: float
+    why: tuple[Any, ...]  # Explanation's fields, in order
+
+
+_Item = tuple[tuple[Any, ...], _Scored]  # (ranking key, hit)
+
+
 @dataclass(frozen=True, slots=True)
 class MatchResult:
     """Ranked matches; `fallback` is True when they come from text similarity."""
@@ -228,7 +240,7 @@ def _build(
     specificity: int,
     similarity: float | None,
     cut: bool = False,
-) -> tuple[tuple[Any, ...], Match]:
+) -> _Item:
     agreement = class_agreement(exc.error_class, entry.error_class)
     frame, dist = best_frame(exc.frames, entry)
     same_function = frame is not None and _same_function(
@@ -268,21 +280,22 @@ def _build(
         sim = similarity or 0.0
         score = 0.45 * sim
         tier = (0, round(sim, 2))
-    why = Explanation(
-        kind=kind,
-        pattern=entry.pattern or None,
-        span=span,
-        matched_text=None if span is None else exc.message[span[0] : span[1]],
-        whole_message=whole,
-        exception_role=exc.role,
-        exception_class=exc.error_class,
-        exception_message=exc.message,
-        class_agreement=agreement,
-        frame=frame,
-        line_distance=dist,
-        specificity=specificity,
-        similarity=similarity,
-        cut=cut,
+    # The explanation's fields, in order: written out only for the results shown (_rank).
+    why = (
+        kind,
+        entry.pattern or None,
+        span,
+        None if span is None else exc.message[span[0] : span[1]],
+        whole,
+        exc.role,
+        exc.error_class,
+        exc.message,
+        agreement,
+        frame,
+        dist,
+        specificity,
+        similarity,
+        cut,
     )
     key = (
         -tier[0],
@@ -299,7 +312,7 @@ def _build(
         entry.line_number or 0,
         entry.record_id,
     )
-    return key, Match(entry.record_id, round(score, 4), why)
+    return key, _Scored(entry.record_id, round(score, 4), why)
 
 
 _NESTED = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>"})
@@ -358,15 +371,13 @@ def _site_template(message: str) -> str:
     return _SPACE.sub(" ", _PLACEHOLDER.sub("{}", message)).strip()
 
 
-def _rank(
-    scored: dict[str, tuple[tuple[Any, ...], Match]], index: MatchIndex, limit: int
-) -> tuple[Match, ...]:
+def _rank(scored: dict[str, _Item], index: MatchIndex, limit: int) -> tuple[Match, ...]:
     """Best first, one result per raise site; a curated record represents its site."""
-    groups: dict[tuple[str, str, str, str], list[tuple[tuple[Any, ...], Match]]] = {}
+    groups: dict[tuple[str, str, str, str], list[_Item]] = {}
     for item in sorted(scored.values(), key=lambda km: km[0]):
         entry = index.get(item[1].record_id) or PatternEntry(item[1].record_id, "")
         groups.setdefault(site_key(entry), []).append(item)
-    ranked: list[tuple[tuple[Any, ...], Match]] = []
+    ranked: list[tuple[tuple[Any, ...], _Scored, tuple[str, ...]]] = []
     for members in groups.values():
         # Past the evidence of the paste itself, a site whose wordings matched more often,
         # then one that more pinned releases have (users run many releases), goes first:
@@ -377,9 +388,12 @@ def _rank(
         curated = [m for _, m in members if _is_curated(index, m.record_id)]
         head = curated[0] if curated else members[0][1]
         others = tuple(m.record_id for _, m in members if m.record_id != head.record_id)
-        ranked.append((best_key, replace(head, same_site=others)))
+        ranked.append((best_key, head, others))
     ranked.sort(key=lambda km: km[0])
-    return tuple(m for _, m in ranked[:limit])
+    return tuple(
+        Match(head.record_id, head.score, Explanation(*head.why), others)
+        for _, head, others in ranked[:limit]
+    )
 
 
 def _is_curated(index: MatchIndex, record_id: str) -> bool:
@@ -387,9 +401,7 @@ def _is_curated(index: MatchIndex, record_id: str) -> bool:
     return entry is not None and entry.is_draft is False
 
 
-def _keep_best(
-    scored: dict[str, tuple[tuple[Any, ...], Match]], item: tuple[tuple[Any, ...], Match]
-) -> None:
+def _keep_best(scored: dict[str, _Item], item: _Item) -> None:
     current = scored.get(item[1].record_id)
     if current is None or item[0] < current[0]:
         scored[item[1].record_id] = item
@@ -404,9 +416,7 @@ def default_text_search(index: MatchIndex) -> TextSearch:
     return search
 
 
-def _frame_items(
-    parsed: ParsedError, index: MatchIndex
-) -> tuple[Frame | None, list[tuple[tuple[Any, ...], Match]]]:
+def _frame_items(parsed: ParsedError, index: MatchIndex) -> tuple[Frame | None, list[_Item]]:
     """Records raised in the file of the innermost frame the catalog knows."""
     for exc in parsed.exceptions:
         for frame in reversed(exc.frames):
@@ -449,10 +459,10 @@ def _statement_text(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def _statement_items(parsed: ParsedError, index: MatchIndex) -> list[tuple[tuple[Any, ...], Match]]:
+def _statement_items(parsed: ParsedError, index: MatchIndex) -> list[_Item]:
     """Statement sites an exception's innermost frame is on: same file, function and
     statement line (as the frame shows it), and a class that statement raises."""
-    items: list[tuple[tuple[Any, ...], Match]] = []
+    items: list[_Item] = []
     for exc in parsed.exceptions:
         if not exc.frames:
             continue
@@ -590,7 +600,7 @@ def match_parsed(
     limit: int = 10,
 ) -> MatchResult:
     """Rank records for an already parsed error."""
-    scored: dict[str, tuple[tuple[Any, ...], Match]] = {}
+    scored: dict[str, _Item] = {}
     budget = VerifyBudget.start()
     for exc in parsed.exceptions:
         whole = False

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 SWEEP_DIR = Path(__file__).resolve().parents[2] / "data" / "repro-sweep"
+# A directory's listing is reused this many seconds (as the catalog's freshness check):
+# every match answer reads it, and the explorer writes it a few times a day.
+LISTING_TTL = 2.0
+_listings: dict[str, tuple[float, list[dict[str, Any]]]] = {}
 
 
 def package_path(path: str) -> str:
@@ -30,10 +35,22 @@ def _load(path: str, mtime: float) -> dict[str, Any]:
 
 
 def sweeps(directory: Path | None = None) -> list[dict[str, Any]]:
+    """Every sweep file of ``directory`` (default SWEEP_DIR), read; listed at most every
+    LISTING_TTL seconds, each file read again when it changes."""
     directory = directory or SWEEP_DIR
-    if not directory.is_dir():
-        return []
-    return [_load(str(p), p.stat().st_mtime) for p in sorted(directory.glob("*.json"))]
+    now = time.monotonic()
+    cached = _listings.get(str(directory))
+    if cached is not None and now - cached[0] < LISTING_TTL:
+        return cached[1]
+    loaded = (
+        [_load(str(p), p.stat().st_mtime) for p in sorted(directory.glob("*.json"))]
+        if directory.is_dir()
+        else []
+    )
+    if len(_listings) >= 64:
+        _listings.clear()
+    _listings[str(directory)] = (now, loaded)
+    return loaded
 
 
 def _matches(site: dict[str, Any], pattern: str, message: str) -> bool:

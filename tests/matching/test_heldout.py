@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from app.api.schemas import MatchResponse
 from app.matching import parse_error
 from app.matching.parse import ROLE_BODY
 from tests.matching.heldout import KINDS, load_cases, parse_case
@@ -69,6 +70,21 @@ def test_every_real_paste_gets_an_answer_that_says_what_is_known(corpus_app, cli
     assert answer["known"] or answer["unknown"]
     if not resp.get_json()["matches"]:
         assert answer["unknown"], "an empty answer must say why"
+
+
+def test_every_answer_is_the_documented_match_response(corpus_app, client):
+    """The answer is built as plain data, not through its pydantic model: every real paste's
+    answer, full and compact, must be exactly what the model would have produced."""
+    texts = [c.text for c in CASES] + [_guard(p)[1] for p in GUARDS]
+    for text in texts:
+        for compact in ("false", "true"):
+            resp = client.post(f"/api/v1/match?compact={compact}", json={"text": text})
+            assert resp.status_code == 200
+            body = resp.get_json()
+            model = MatchResponse.model_validate(body)
+            assert model.model_dump(mode="json", exclude_unset=True) == body
+            assert ("parsed" in body) is (compact == "false")
+            assert all(("why" in m) is (compact == "false") for m in body["matches"])
 
 
 def _guard(path: Path) -> tuple[list[tuple[str, str]], str]:

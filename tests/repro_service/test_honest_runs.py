@@ -164,3 +164,15 @@ def test_explorer_results_reach_the_record(seeded, client, tmp_path, monkeypatch
     html = client.post("/match", data={"text": text, "csrf_token": token}).get_data(as_text=True)
     page = " ".join(html.split())
     assert f'href="/records/{SEED}#sweep">reproduced / fix proven</a>' in page
+
+
+@pytest.mark.unit
+def test_a_sweep_listing_is_reused_for_a_while_then_read_again(tmp_path, monkeypatch):
+    first = {"repo": "sgl-project/sglang", "sglang_version": "0.5.23", "sites": []}
+    (tmp_path / "sglang-0.5.23.json").write_text(json.dumps(first))
+    assert [s["meta"]["sglang_version"] for s in sweep.sweeps(tmp_path)] == ["0.5.23"]
+    (tmp_path / "sglang-0.5.24.json").write_text(json.dumps({**first, "sglang_version": "0.5.24"}))
+    assert len(sweep.sweeps(tmp_path)) == 1  # within LISTING_TTL: the listing is reused
+    monkeypatch.setattr(sweep, "LISTING_TTL", 0.0)
+    assert [s["meta"]["sglang_version"] for s in sweep.sweeps(tmp_path)] == ["0.5.23", "0.5.24"]
+    assert sweep.sweeps(tmp_path / "absent") == []
