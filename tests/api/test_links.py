@@ -26,3 +26,17 @@ def test_a_record_link_follows_each_request_host(app):
     for host in ("http://one.test", "http://two.test:8080"):
         with app.test_request_context("/", base_url=host):
             assert record_page_url("abc") == f"{host}/records/abc"
+
+
+def test_a_record_link_follows_the_public_url_when_it_changes(app):
+    with app.test_request_context("/", base_url="http://one.test"):
+        assert record_page_url("abc") == "http://one.test/records/abc"
+        app.config["ERRATA_PUBLIC_URL"] = "https://errata.example.org"
+        assert record_page_url("abc") == "https://errata.example.org/records/abc"
+
+
+def test_many_hosts_do_not_grow_the_link_cache_without_bound(app):
+    for n in range(200):
+        with app.test_request_context("/", base_url=f"http://h{n}.test"):
+            assert record_page_url("abc") == f"http://h{n}.test/records/abc"
+    assert len(app.extensions["errata_record_urls"]) <= 64
