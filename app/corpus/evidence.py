@@ -38,6 +38,10 @@ def _shared_suffix(a: list[str], b: list[str]) -> int:
     return n
 
 
+# function name -> release -> (lines of its raise sites, their record ids in order)
+_ByFunction = dict[str, dict[str, tuple[set[int], list[str]]]]
+
+
 @dataclass
 class _File:
     repo: str
@@ -45,12 +49,37 @@ class _File:
     # release -> [(line, function, record id)]
     sites: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
     urls: dict[str, str] = field(default_factory=dict)
-    # filled by FrameIndex.build from `sites`: the path's parts; per function name
-    # (unqualified), per release, its raise sites' lines and record ids (in order); per
-    # release, the lines of all its raise sites
-    parts: list[str] = field(default_factory=list)
-    functions: dict[str, dict[str, tuple[set[int], list[str]]]] = field(default_factory=dict)
-    lines: dict[str, set[int]] = field(default_factory=dict)
+    parts: list[str] = field(default_factory=list)  # the path's, filled by FrameIndex.build
+    # Filled from `sites` when a traceback first names the file (most files never are):
+    # per function name (unqualified), per release, its raise sites' lines and record ids
+    # (in order); per release, the lines of all its raise sites.
+    _indexed: tuple[_ByFunction, dict[str, set[int]]] | None = None
+
+    @property
+    def functions(self) -> _ByFunction:
+        return self._index()[0]
+
+    @property
+    def lines(self) -> dict[str, set[int]]:
+        return self._index()[1]
+
+    def _index(self) -> tuple[_ByFunction, dict[str, set[int]]]:
+        if self._indexed is not None:
+            return self._indexed
+        functions: _ByFunction = {}
+        lines: dict[str, set[int]] = {}
+        for release, rows in self.sites.items():
+            lines[release] = {line for line, _func, _rid in rows}
+            for line, func, rid in rows:
+                found, rids = functions.setdefault(func.rsplit(".", 1)[-1], {}).setdefault(
+                    release, (set(), [])
+                )
+                found.add(line)
+                if rid not in rids:
+                    rids.append(rid)
+        # Built whole, then published (another thread may read the file meanwhile).
+        self._indexed = (functions, lines)
+        return self._indexed
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,16 +124,6 @@ class FrameIndex:
         files: dict[str, list[_File]] = {}
         for entry in by_path.values():
             entry.parts = _parts(entry.path)
-            for release, rows in entry.sites.items():
-                entry.lines[release] = {line for line, _func, _rid in rows}
-                for line, func, rid in rows:
-                    name = func.rsplit(".", 1)[-1]
-                    lines, rids = entry.functions.setdefault(name, {}).setdefault(
-                        release, (set(), [])
-                    )
-                    lines.add(line)
-                    if rid not in rids:
-                        rids.append(rid)
             files.setdefault(entry.parts[-1], []).append(entry)
         return cls(files, ordered)
 
