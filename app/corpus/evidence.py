@@ -222,7 +222,7 @@ def frame_evidence(index: FrameIndex, frames: Sequence[FrameLike]) -> Evidence:
         else None
     )
     in_function = tuple(own[1]) if own else ()
-    on_line = bool(at) and frame.line in entry.lines.get(at or "", ())
+    on_line = frame.line in entry.lines.get(at, ()) if at else False
     url = entry.urls.get(at) if at else None
     if url and frame.line:
         url = f"{url}#L{frame.line}"

@@ -151,13 +151,32 @@ class Match:
         }
 
 
+# Explanation's fields, in its order (mypy checks `Explanation(*why)` against them).
+_WhyFields = tuple[
+    str,
+    str | None,
+    tuple[int, int] | None,
+    str | None,
+    bool,
+    str,
+    str | None,
+    str,
+    str,
+    Frame | None,
+    int | None,
+    int,
+    float | None,
+    bool,
+]
+
+
 class _Scored(NamedTuple):
     """A scored hit of one record; most are outranked, so its Explanation is built only if
     it is shown."""
 
     record_id: str
     score: float
-    why: tuple[Any, ...]  # Explanation's fields, in order
+    why: _WhyFields
 
 
 _Item = tuple[tuple[Any, ...], _Scored]  # (ranking key, hit)
@@ -281,7 +300,7 @@ def _build(
         score = 0.45 * sim
         tier = (0, round(sim, 2))
     # The explanation's fields, in order: written out only for the results shown (_rank).
-    why = (
+    why: _WhyFields = (
         kind,
         entry.pattern or None,
         span,
