@@ -23,7 +23,7 @@ from typing import Any
 import ahocorasick
 import re2
 
-from app.matching.literals import extract
+from app.matching.literals import extract, required_runs
 
 MAX_VERIFY_CHARS = 16_384
 MAX_HITS = 8
@@ -53,6 +53,14 @@ _VALUE = itemgetter(1)  # an automaton hit's value: (end, value)
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 _RE2_OPTIONS.max_mem = 8 << 20
+# Verification needs only the span of the whole match: with every group non-capturing,
+# RE2 answers from its DFA instead of computing submatches.
+_VERIFY_OPTIONS = re2.Options()
+_VERIFY_OPTIONS.log_errors = False
+_VERIFY_OPTIONS.max_mem = 8 << 20
+_VERIFY_OPTIONS.never_capture = True
+_ANCHOR = re2._re2.RE2.Anchor
+_UNANCHORED, _BOTH = _ANCHOR.UNANCHORED, _ANCHOR.ANCHOR_BOTH
 
 
 @dataclass(slots=True)
@@ -209,14 +217,21 @@ def file_key(path: str) -> str:
 
 @dataclass(slots=True)
 class _Segments:
-    """Segment boundaries of one message (per line: starts and ends), built once per query."""
+    """Segment boundaries of one message (per line: starts and ends), read on first need:
+    most candidates fail their first search and never ask."""
 
     message: str
     whole: tuple[int, int]
-    lines: list[tuple[int, int, list[int], list[int]]] = field(default_factory=list)
-    # An ASCII message as bytes (same offsets): bytes patterns skip RE2's per-call
-    # character/byte offset conversion, most of a verification's cost.
+    # An ASCII message as bytes (same offsets): its verification calls RE2 directly,
+    # without the wrapper's per-call character/byte offset conversion.
     data: bytes | None = None
+    _lines: list[tuple[int, int, list[int], list[int]]] | None = None
+
+    @property
+    def lines(self) -> list[tuple[int, int, list[int], list[int]]]:
+        if self._lines is None:
+            self._lines = _line_bounds(self.message)
+        return self._lines
 
 
 def _strip_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -231,6 +246,11 @@ def _segments(message: str) -> _Segments:
     seg = _Segments(message, _strip_bounds(message, 0, len(message)))
     if message.isascii():
         seg.data = message.encode("ascii")
+    return seg
+
+
+def _line_bounds(message: str) -> list[tuple[int, int, list[int], list[int]]]:
+    lines = []
     pos = 0
     for raw in message.split("\n"):
         ls, le = _strip_bounds(message, pos, pos + len(raw))
@@ -240,17 +260,19 @@ def _segments(message: str) -> _Segments:
         line = message[ls:le]
         starts = [ls] + [ls + m.end() for m in _START_MARKS.finditer(line)][:MAX_BOUNDS_PER_LINE]
         ends = [le] + [ls + m.end() for m in _END_MARKS.finditer(line)][:MAX_BOUNDS_PER_LINE]
-        seg.lines.append((ls, le, starts, ends))
-    return seg
+        lines.append((ls, le, starts, ends))
+    return lines
 
 
 def _verify(rx: re2._Regexp, seg: _Segments) -> tuple[int, int, bool] | None:
     """(start, end, whole) of the longest segment the pattern fully matches, or None.
 
-    ``rx`` is the bytes pattern when ``seg.data`` is set, else the str one. Only lines
-    touched by one of the first MAX_HITS search hits are tried.
+    ``rx`` is the bytes pattern when ``seg.data`` is set (then RE2 is called directly),
+    else the str one. Only lines touched by one of the first MAX_HITS search hits are tried.
     """
-    message: str | bytes = seg.message if seg.data is None else seg.data
+    if seg.data is not None:
+        return _verify_bytes(rx._regexp.Match, seg.data, seg)
+    message = seg.message
     first = rx.search(message)
     if first is None:
         return None
@@ -263,6 +285,44 @@ def _verify(rx: re2._Regexp, seg: _Segments) -> tuple[int, int, bool] | None:
             spans.append(m.span())
             if len(spans) >= MAX_HITS:
                 break
+    for s, e in _segment_pairs(seg, spans):
+        if rx.fullmatch(message[s:e]) is not None:
+            return s, e, False
+    return None
+
+
+def _verify_bytes(match: Any, data: bytes, seg: _Segments) -> tuple[int, int, bool] | None:
+    """`_verify` for an ASCII message: the same searches as the wrapper's `search`,
+    `fullmatch` of a slice and `finditer`, as direct calls of RE2's Match."""
+    end = len(data)
+    first = match(_UNANCHORED, data, 0, end)[0]
+    if first[0] < 0:
+        return None
+    ws, we = seg.whole
+    part = data[ws:we]
+    if match(_BOTH, part, 0, len(part))[0][0] >= 0:
+        return ws, we, True
+    spans = [first]
+    # As the wrapper's finditer from first's end (from `we` after an empty first match).
+    pos = first[1] if first[1] > first[0] else we
+    while len(spans) < MAX_HITS and pos <= end:
+        span = match(_UNANCHORED, data, pos, end)[0]
+        if span[0] < 0:
+            break
+        spans.append(span)
+        if pos == end:
+            break
+        pos = span[1] if span[1] != pos else pos + 1
+    for s, e in _segment_pairs(seg, spans):
+        part = data[s:e]
+        if match(_BOTH, part, 0, len(part))[0][0] >= 0:
+            return s, e, False
+    return None
+
+
+def _segment_pairs(seg: _Segments, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Candidate segments of the lines the search hits touch, longest first, stripped."""
+    ws, we = seg.whole
     pairs: set[tuple[int, int]] = set()
     for ls, le, starts, ends in seg.lines:
         if not any(s < le and e > ls or s == e == ls for s, e in spans):
@@ -270,11 +330,19 @@ def _verify(rx: re2._Regexp, seg: _Segments) -> tuple[int, int, bool] | None:
         pairs.update((s, e) for s in starts for e in ends if s < e)
         pairs.update((s, we) for s in starts if s < we)
         pairs.update((ws, e) for e in ends if ws < e)
+    out = []
     for s, e in sorted(pairs, key=lambda p: (p[0] - p[1], p[0])):
         s, e = _strip_bounds(seg.message, s, e)
-        if s < e and rx.fullmatch(message[s:e]) is not None:
-            return s, e, False
-    return None
+        if s < e:
+            out.append((s, e))
+    return out
+
+
+def _compile(pattern: str | bytes, options: re2.Options) -> re2._Regexp | None:
+    try:
+        return re2.compile(pattern, options)
+    except Exception:  # re2 raises its own error type for unsupported syntax
+        return None
 
 
 class MatchIndex:
@@ -292,6 +360,7 @@ class MatchIndex:
         self._compiled: dict[str, re2._Regexp | None] = {}
         self._compiled_bytes: dict[str, re2._Regexp | None] = {}
         self._program: dict[str, int] = {}  # RE2 program size, per compiled pattern
+        self._runs: dict[str, tuple[str, ...]] = {}  # required literal runs, per pattern
         self._by_head: dict[str, list[int]] = {}
         self._by_inner: dict[str, list[int]] = {}
         self._by_file: dict[str, list[int]] = {}
@@ -325,6 +394,7 @@ class MatchIndex:
                 inner = next((p.lstrip() for p in parts[1:] if len(p.strip()) >= PREFIX_KEY), "")
                 if inner:
                     self._by_inner.setdefault(inner[:PREFIX_KEY].casefold(), []).append(idx)
+        self._always_set = frozenset(self._always)
         self._automaton = ahocorasick.Automaton()
         for literal in self._by_literal:
             self._automaton.add_word(literal, literal)
@@ -357,34 +427,41 @@ class MatchIndex:
         return 0 if idx is None else self._specificity[idx]
 
     def _regex(self, idx: int, binary: bool = False) -> re2._Regexp | None:
-        """The entry's compiled pattern, for str messages or (``binary``) ASCII bytes."""
+        """The entry's compiled pattern, for str messages or (``binary``) ASCII bytes;
+        compiled without captures (verification reads only the whole match's span)."""
         cache = self._compiled_bytes if binary else self._compiled
         pattern = self._entries[idx].pattern
         if pattern in cache:
             return cache[pattern]
-        try:
-            rx: re2._Regexp | None = re2.compile(
-                pattern.encode() if binary else pattern, _RE2_OPTIONS
-            )
-        except Exception:  # re2 raises its own error type for unsupported syntax
-            rx = None
-        if rx is not None:
-            self._program[pattern] = rx.programsize  # the same for str and bytes
-            if self._program[pattern] > MAX_PROGRAM:
-                rx = None  # stored before the write-time cost check: never verified
+        rx = _compile(pattern.encode() if binary else pattern, _VERIFY_OPTIONS)
+        if rx is not None and pattern not in self._program:
+            # The program size the write-time cost check measures: with its captures.
+            sized = _compile(pattern, _RE2_OPTIONS)
+            self._program[pattern] = rx.programsize if sized is None else sized.programsize
+        if rx is not None and self._program[pattern] > MAX_PROGRAM:
+            rx = None  # stored before the write-time cost check: never verified
         cache[pattern] = rx
         return rx
+
+    def _required(self, pattern: str) -> tuple[str, ...]:
+        """The pattern's required literal runs, case-folded, longest first (none: unknown).
+        Every match contains each, so a message without one of them cannot match."""
+        runs = self._runs.get(pattern)
+        if runs is None:
+            found = {r.casefold() for r in required_runs(pattern) or () if r.strip()}
+            runs = self._runs[pattern] = tuple(sorted(found, key=len, reverse=True))
+        return runs
 
     def invalid_patterns(self) -> list[str]:
         """Record ids whose pattern RE2 cannot compile (compiles every pattern: slow)."""
         return [e.record_id for i, e in enumerate(self._entries) if self._regex(i) is None]
 
-    def candidates(self, message: str) -> list[int]:
+    def candidates(self, message: str, folded: str | None = None) -> list[int]:
         """Entries whose required literal occurs in the message, plus the always-verify list."""
         found: set[int] = set(self._always)
         if self._by_literal:
-            hit_literals = set(map(_VALUE, self._automaton.iter(message.casefold())))
-            for lit in hit_literals:
+            text = message.casefold() if folded is None else folded
+            for lit in set(map(_VALUE, self._automaton.iter(text))):
                 found.update(self._by_literal[lit])
         return sorted(found)
 
@@ -397,16 +474,19 @@ class MatchIndex:
         message = message[:MAX_VERIFY_CHARS]
         if not message.strip():
             return []
+        folded = message.casefold()
         views = {len(message): _segments(message)}
         binary = views[len(message)].data is not None
-        always = set(self._always)
+        always = self._always_set
         hits: list[PatternHit] = []
         # Sites that share a pattern share its verification (the head it sees too).
         verified: dict[tuple[str, bool], tuple[int, int, bool] | None] = {}
-        for idx in self.candidates(message):
+        for idx in self.candidates(message, folded):
             key = (self._entries[idx].pattern, idx in always)
             if key in verified:
                 found = verified[key]
+            elif not all(run in folded for run in self._required(key[0])):
+                found = verified[key] = None  # a literal every match has is missing
             else:
                 if budget is not None and budget.spent():
                     break
