@@ -231,21 +231,51 @@ def best_frame(frames: tuple[Frame, ...], entry: PatternEntry) -> tuple[Frame | 
     """The frame that best agrees with the record's file and line, and the line distance."""
     if not entry.file_path:
         return None, None
-    best: tuple[int, int, int] | None = None
-    chosen: tuple[Frame | None, int | None] = (None, None)
-    name = _parts(entry.file_path)[-1:]
+    found = _nearest(_file_frames(frames, entry.file_path), entry.line_number)
+    return (None, None) if found is None else (found[0], found[1])
+
+
+# A frame of the record's file: (trailing path components shared, position, frame, the
+# function its code is written in).
+_FileFrame = tuple[int, int, Frame, str | None]
+# One query's frames per (exception's frames, record file): most hits share a few files.
+_Memo = dict[tuple[int, str], tuple[_FileFrame, ...]]
+
+
+def _file_frames(
+    frames: tuple[Frame, ...], file_path: str, memo: _Memo | None = None
+) -> tuple[_FileFrame, ...]:
+    """The frames in ``file_path`` (by trailing path components), each once per query."""
+    key = (id(frames), file_path)
+    if memo is not None and key in memo:
+        return memo[key]
+    name = _parts(file_path)[-1:]
+    found = []
     for pos, frame in enumerate(frames):
         if not name or not frame.file.endswith(name[0]):
             continue  # not even the file name agrees
-        shared = path_suffix_hit(frame.file, entry.file_path)
-        if not shared:
-            continue
+        shared = path_suffix_hit(frame.file, file_path)
+        if shared:
+            found.append((shared, pos, frame, _function_of(frames, frame)))
+    out = tuple(found)
+    if memo is not None:
+        memo[key] = out
+    return out
+
+
+def _nearest(
+    candidates: tuple[_FileFrame, ...], line: int | None
+) -> tuple[Frame, int | None, str | None] | None:
+    """Of a file's frames: most path shared, then nearest the line, then innermost."""
+    best: tuple[int, int, int] | None = None
+    chosen: tuple[Frame, int | None, str | None] | None = None
+    for shared, pos, frame, function in candidates:
         dist = None
-        if frame.line is not None and entry.line_number is not None:
-            dist = abs(frame.line - entry.line_number)
+        if frame.line is not None and line is not None:
+            dist = abs(frame.line - line)
         key = (shared, -(dist if dist is not None else 10**9), pos)
         if best is None or key > best:
-            best, chosen = key, (frame, dist)
+            best, chosen = key, (frame, dist, function)
     return chosen
 
 
@@ -259,12 +289,17 @@ def _build(
     specificity: int,
     similarity: float | None,
     cut: bool = False,
+    memo: _Memo | None = None,
 ) -> _Item:
     agreement = class_agreement(exc.error_class, entry.error_class)
-    frame, dist = best_frame(exc.frames, entry)
-    same_function = frame is not None and _same_function(
-        entry.function, _function_of(exc.frames, frame)
-    )
+    frame: Frame | None = None
+    dist: int | None = None
+    same_function = False
+    if entry.file_path and exc.frames:
+        found = _nearest(_file_frames(exc.frames, entry.file_path, memo), entry.line_number)
+        if found is not None:
+            frame, dist, function = found
+            same_function = _same_function(entry.function, function)
     nearness = 0.0 if frame is None else 0.5 + (0.0 if dist is None else 0.5 / (1 + dist / 10))
     spec = min(specificity, 100) / 100
     if (
@@ -435,7 +470,9 @@ def default_text_search(index: MatchIndex) -> TextSearch:
     return search
 
 
-def _frame_items(parsed: ParsedError, index: MatchIndex) -> tuple[Frame | None, list[_Item]]:
+def _frame_items(
+    parsed: ParsedError, index: MatchIndex, memo: _Memo | None = None
+) -> tuple[Frame | None, list[_Item]]:
     """Records raised in the file of the innermost frame the catalog knows."""
     for exc in parsed.exceptions:
         for frame in reversed(exc.frames):
@@ -467,6 +504,7 @@ def _frame_items(parsed: ParsedError, index: MatchIndex) -> tuple[Frame | None, 
                     whole=False,
                     specificity=index.specificity(entry.record_id),
                     similarity=None,
+                    memo=memo,
                 )
                 for entry in entries
             ]
@@ -478,7 +516,9 @@ def _statement_text(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def _statement_items(parsed: ParsedError, index: MatchIndex) -> list[_Item]:
+def _statement_items(
+    parsed: ParsedError, index: MatchIndex, memo: _Memo | None = None
+) -> list[_Item]:
     """Statement sites an exception's innermost frame is on: same file, function and
     statement line (as the frame shows it), and a class that statement raises."""
     items: list[_Item] = []
@@ -511,6 +551,7 @@ def _statement_items(parsed: ParsedError, index: MatchIndex) -> list[_Item]:
                     whole=True,
                     specificity=index.specificity(entry.record_id),
                     similarity=None,
+                    memo=memo,
                 )
             )
     return items
@@ -620,6 +661,7 @@ def match_parsed(
 ) -> MatchResult:
     """Rank records for an already parsed error."""
     scored: dict[str, _Item] = {}
+    memo: _Memo = {}
     budget = VerifyBudget.start()
     for exc in parsed.exceptions:
         whole = False
@@ -633,6 +675,7 @@ def match_parsed(
                 whole=hit.whole,
                 specificity=hit.specificity,
                 similarity=None,
+                memo=memo,
             )
             _keep_best(scored, item)
         if whole:
@@ -647,14 +690,15 @@ def match_parsed(
                 specificity=hit.specificity,
                 similarity=None,
                 cut=hit.cut,
+                memo=memo,
             )
             _keep_best(scored, item)
-    for item in _statement_items(parsed, index):
+    for item in _statement_items(parsed, index, memo):
         _keep_best(scored, item)
     frame: Frame | None = None
     if not any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values()):
         # No message evidence, or only interpreter-worded messages of files no frame is in.
-        frame, items = _frame_items(parsed, index)
+        frame, items = _frame_items(parsed, index, memo)
         for item in items:
             _keep_best(scored, item)
     fallback = False
@@ -672,6 +716,7 @@ def match_parsed(
                     whole=False,
                     specificity=index.specificity(record_id),
                     similarity=sim,
+                    memo=memo,
                 )
                 _keep_best(scored, item)
     matches = _rank(scored, index, limit)
