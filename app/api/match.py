@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, current_app, request
 from pydantic import ValidationError
 
 from app.answers import services as answers
 from app.api import serialize
+from app.api.fastjson import json_response, read_json
 from app.api.schemas import MatchRequest
 from app.corpus.answers import MatchFilters
 from app.errors import problem
@@ -25,7 +26,7 @@ def match() -> Response:
         return problem(415, "Unsupported Media Type", 'Send JSON: {"text": "..."}.')
     if (request.content_length or 0) > current_app.config["MAX_CONTENT_LENGTH"]:
         return problem(413, "Content Too Large", "The body is too large.")
-    data = request.get_json(silent=True)
+    data = read_json()
     if data is None:
         return problem(400, "Bad Request", "The body is not valid JSON.")
     try:
@@ -45,4 +46,4 @@ def match() -> Response:
         )
     except answers.TextTooLarge as exc:
         return problem(413, "Content Too Large", str(exc))
-    return jsonify(serialize.match_response(answer, flag(request.args, "compact")))
+    return json_response(serialize.match_response(answer, flag(request.args, "compact")))

@@ -103,3 +103,36 @@ def test_openapi_document(corpus_app, client):
     } <= set(spec["paths"])
     assert "MatchRequest" in spec["components"]["schemas"]
     assert client.get("/api/v1/docs").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # What the fast decoder takes, and what only the standard one does (a UTF-16
+        # body): each is read as the same JSON would be.
+        '{"text": "ValueError: café \u2018x\u2019 \\u00e9"}'.encode(),
+        '{"text": "ValueError: utf-16 body"}'.encode("utf-16"),
+    ],
+)
+def test_match_reads_and_writes_json_as_the_standard_library(corpus_app, client, raw):
+    response = client.post("/api/v1/match", data=raw, content_type="application/json")
+    assert response.status_code == 200, response.get_data()[:300]
+    body = json.loads(response.get_data())
+    sent = json.loads(raw)["text"]
+    assert body["parsed"]["exceptions"][0]["message"] == sent.split(": ", 1)[1]
+    assert response.mimetype == "application/json"
+    assert response.get_data().endswith(b"\n")
+
+
+def test_match_answer_keeps_the_apis_key_order(corpus_app, client):
+    body = post(client, SGLANG_LOG).get_data(as_text=True)
+    keys = list(json.loads(body))
+    assert keys[:4] == ["matches", "fallback", "notes", "answer"]
+
+
+def test_match_refuses_a_lone_surrogate_with_the_field(corpus_app, client):
+    # orjson refuses the escape; the standard decoder reads it and the schema refuses it.
+    raw = b'{"text": "ValueError: \\ud800 lone"}'
+    response = client.post("/api/v1/match", data=raw, content_type="application/json")
+    assert response.status_code == 422
+    assert response.get_json()["errors"][0]["field"] == "text"
