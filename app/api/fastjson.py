@@ -25,5 +25,5 @@ def json_response(body: Any, status: int = 200) -> Response:
     try:
         data = orjson.dumps(body, option=_OPTIONS)
     except TypeError:  # a str orjson will not encode (a lone surrogate): Flask's encoder
-        data = current_app.json.response(body).get_data()
+        data = (current_app.json.dumps(body) + "\n").encode("utf-8", "surrogatepass")
     return Response(data, status=status, mimetype="application/json")
