@@ -36,6 +36,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         _LEVEL + r" \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? \[[^\]\n]{0,200}\] ",
         # bare timestamp, optional level: "2026-12-01T09:14:03.123Z ERROR "
         _TS + r"(?:Z|[+-]\d\d:?\d\d)?(?: " + _LEVEL + r")?(?::| -)? ",
+        # level first, as cloud log viewers show a line: "ERROR 2025-04-07T19:13:52.54Z "
+        _LEVEL + r" " + _TS + r"(?:Z|[+-]\d\d:?\d\d)?:? ",
         # logging.basicConfig default: "ERROR:root:"
         _LEVEL + r":[\w.]{0,200}:",
         # torch.distributed: "[rank0]: "
@@ -52,6 +54,9 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
 # as in a loop over _PREFIXES (none matches the empty string), in one call per line.
 _ANY_PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 
+
+_PREFIX_TIME = re.compile(_TS)
+MIN_TIMED_LINES = 3
 
 _TYPOGRAPHIC_FRAME = re.compile(
     r"^[ \t>`]{0,8}File \u201c[^\n]{1,1000}\u201d, line \d", re.MULTILINE
@@ -213,4 +218,20 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
         for sub in expanded[:MAX_LINES]:
             inner = strip_prefixes(_ANSI.sub("", sub))
             lines.append(Line(inner.text, marker + inner.prefix))
+    if _newest_first(lines):
+        lines.reverse()
     return lines, truncated
+
+
+def _newest_first(lines: list[Line]) -> bool:
+    """True when the lines' own timestamps run backwards: a log viewer's newest-first
+    listing (cloud logging consoles), in which a traceback reads bottom to top."""
+    times = []
+    for line in lines:
+        m = _PREFIX_TIME.search(line.prefix) if line.prefix else None
+        if m is not None:
+            times.append(m.group(0).replace("T", " ").replace(",", "."))
+    if len(times) < MIN_TIMED_LINES:
+        return False
+    pairs = list(zip(times, times[1:], strict=False))
+    return all(a >= b for a, b in pairs) and any(a > b for a, b in pairs)

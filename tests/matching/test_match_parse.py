@@ -114,6 +114,7 @@ def test_compose_and_logging_prefixes(samples):
         f"E   ValueError: {SEED}",
         f"[rank0]: ValueError: {SEED}",
         f"[2026-12-01 09:14:03 DP0 TP1] ValueError: {SEED}",
+        f"ERROR 2025-04-07T19:13:52.317869663Z ValueError: {SEED}",
     ],
 )
 def test_single_prefixed_lines(line):
@@ -260,3 +261,38 @@ def test_a_traceback_whose_quotes_github_made_curly_is_read():
 def test_curly_quotes_in_prose_without_a_frame_are_kept():
     (exc,) = parse_error("ValueError: the \u201cmodel\u201d is missing").exceptions
     assert exc.message == "the \u201cmodel\u201d is missing"
+
+
+NEWEST_FIRST = """\
+ERROR 2025-04-07T19:13:52.318307161Z [2025-04-07 19:13:52] Received sigquit from a child process.
+ERROR 2025-04-07T19:13:52.317869663Z KeyError: 'model.layers.55.mlp.gate_up_proj.input_scale'
+ERROR 2025-04-07T19:13:52.317867517Z param = params_dict[name]
+ERROR 2025-04-07T19:13:52.317865848Z File "/sgl/python/sglang/srt/models/llama.py", line 508, in load_weights
+ERROR 2025-04-07T19:13:52.317863702Z model.load_weights(weights)
+ERROR 2025-04-07T19:13:52.317862033Z File "/sgl/python/sglang/srt/model_loader/loader.py", line 370, in load_model
+ERROR 2025-04-07T19:13:52.317860000Z Traceback (most recent call last):
+"""  # noqa: E501
+
+
+def test_a_newest_first_log_is_read_oldest_first():
+    # Cloud log viewers list lines newest first, level before the timestamp.
+    exc = parse_error(NEWEST_FIRST).exceptions[0]
+    assert exc.error_class == "KeyError"
+    assert exc.message == "'model.layers.55.mlp.gate_up_proj.input_scale'"
+    assert [(f.function, f.line) for f in exc.frames] == [
+        ("load_model", 370),
+        ("load_weights", 508),
+    ]
+    assert exc.frames[-1].source == "param = params_dict[name]"
+
+
+def test_a_log_in_time_order_is_not_reversed():
+    lines = NEWEST_FIRST.splitlines()
+    exc = parse_error("\n".join(lines[::-1])).exceptions[0]  # oldest first: as written
+    assert [(f.function, f.line) for f in exc.frames] == [
+        ("load_model", 370),
+        ("load_weights", 508),
+    ]
+    same_time = "\n".join(f"2025-04-07 19:13:52 {line.split('Z ', 1)[1]}" for line in lines)
+    # All in one second: nothing says the order is backwards, so it is read as it is.
+    assert parse_error(same_time).exceptions[0].frames[0].function == "load_weights"
