@@ -274,6 +274,9 @@ ERROR 2025-04-07T19:13:52.317860000Z Traceback (most recent call last):
 """  # noqa: E501
 
 
+OLDEST_FIRST_FRAMES = [("load_model", 370), ("load_weights", 508)]
+
+
 def test_a_newest_first_log_is_read_oldest_first():
     # Cloud log viewers list lines newest first, level before the timestamp.
     exc = parse_error(NEWEST_FIRST).exceptions[0]
