@@ -57,6 +57,13 @@ _ANY_PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 
 _PREFIX_TIME = re.compile(_TS)
 MIN_TIMED_LINES = 3
+# A traceback whose line breaks became spaces (a reflowed log line, a web log viewer):
+# cut again where runs of spaces were a break and indentation, before each `File "`, and
+# before an exception line that follows its frame's source after one space.
+MAX_COLLAPSED_CHARS = 65_536
+_COLLAPSED_CUT = re.compile(r' {2,}(?=\S)|(?<=\S) (?=File ")')
+_CLASS_TOKEN = re.compile(r"(?<=[\w)\]}'\"]) ([\w.]{1,200}+):(?= |$)")
+_EXCEPTION_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning")
 
 _TYPOGRAPHIC_FRAME = re.compile(
     r"^[ \t>`]{0,8}File \u201c[^\n]{1,1000}\u201d, line \d", re.MULTILINE
@@ -206,7 +213,7 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
         # single backticks): Python never prints those, so the whole paste is restored.
         text = text.translate(_STRAIGHT_QUOTES)
     lines: list[Line] = []
-    for number, raw_line in enumerate(text.split("\n", MAX_LINES)[:MAX_LINES]):
+    for number, raw_line in enumerate(_split_collapsed(text.split("\n", MAX_LINES)[:MAX_LINES])):
         first = strip_prefixes(raw_line)
         first = Line(unwrap_emphasis(first.text), first.prefix)
         expanded = _expand_json_line(first.text)
@@ -221,6 +228,27 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
     if _newest_first(lines):
         lines.reverse()
     return lines, truncated
+
+
+def _split_collapsed(lines: list[str]) -> list[str]:
+    """Lines, with a traceback that was collapsed onto one line cut back into its lines
+    (only a line that has the traceback header and a frame after it)."""
+    out: list[str] = []
+    for line in lines:
+        header = line.find(TRACEBACK_HEADER)
+        rest = line[header:] if header >= 0 else ""
+        if len(line) > MAX_COLLAPSED_CHARS or 'File "' not in rest or '", line ' not in rest:
+            out.append(line)
+            continue
+        for piece in _COLLAPSED_CUT.split(line):
+            start = 0
+            for m in _CLASS_TOKEN.finditer(piece):
+                name = m.group(1).rsplit(".", 1)[-1]
+                if name[:1].isupper() and name.endswith(_EXCEPTION_SUFFIXES):
+                    out.append(piece[start : m.start()])
+                    start = m.start() + 1
+            out.append(piece[start:])
+    return out[:MAX_LINES]
 
 
 def _newest_first(lines: list[Line]) -> bool:

@@ -242,7 +242,7 @@ def _plain(lines: list[Line]) -> list[ParsedException]:
         cls, first = _split_exception_line(lines[i].text)
         if cls and first and looks_like_exception_class(cls):
             message, i = _read_message(lines, i, first, lines[i].prefix, _indent(lines[i].text))
-            found.append(ParsedException(cls, message, (), ROLE_PLAIN))
+            found.append(ParsedException(cls, _unquoted(message), (), ROLE_PLAIN))
             continue
         inline = _inline_exception(lines[i].text)
         if inline is not None:
@@ -254,6 +254,14 @@ def _plain(lines: list[Line]) -> list[ParsedException]:
     if body and not (only and body == f"{only.error_class}: {only.message}"):
         found.append(ParsedException(None, body, (), ROLE_PLAIN))
     return found
+
+
+def _unquoted(message: str) -> str:
+    """`Error: "the message"`, as a writer quotes it: the message without its quotes
+    (a key's repr, `KeyError: 'x'`, keeps its single quotes)."""
+    if len(message) > 2 and message[0] == message[-1] == '"' and '"' not in message[1:-1]:
+        return message[1:-1]
+    return message
 
 
 def _inline_exception(line: str) -> tuple[str, str] | None:

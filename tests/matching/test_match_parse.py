@@ -299,3 +299,33 @@ def test_a_log_in_time_order_is_not_reversed():
     same_time = "\n".join(f"2025-04-07 19:13:52 {line.split('Z ', 1)[1]}" for line in lines)
     # All in one second: nothing says the order is backwards, so it is read as it is.
     assert parse_error(same_time).exceptions[0].frames[0].function == "load_weights"
+
+
+def test_a_quoted_message_loses_its_double_quotes_not_a_keys_repr():
+    quoted = parse_error('Error: "Cannot use chat template functions"').exceptions[0]
+    assert quoted.message == "Cannot use chat template functions"
+    assert parse_error("KeyError: 'model.layers.0.w'").exceptions[0].message == "'model.layers.0.w'"
+    inner = parse_error('ValueError: "a" is not "b"').exceptions[0]
+    assert inner.message == '"a" is not "b"'
+
+
+COLLAPSED = (
+    "[2025-06-15 15:53:39] Scheduler hit an exception: Traceback (most recent call last):"
+    '   File "/usr/lib/python3.11/site-packages/transformers/models/auto/configuration_auto.py",'
+    " line 872, in __getitem__     raise KeyError(key) KeyError: 'mineru2_qwen'  During"
+    " handling of the above exception, another exception occurred:  Traceback (most recent"
+    ' call last):   File "/usr/lib/python3.11/site-packages/sglang/srt/managers/scheduler.py",'
+    " line 260, in __init__     self.init_tokenizer() ValueError: no tokenizer"
+)
+
+
+def test_a_traceback_collapsed_onto_one_line_is_cut_back_into_lines():
+    parsed = parse_error(COLLAPSED)
+    root = by_role(parsed, ROLE_ROOT)[0]
+    assert (root.error_class, root.message) == ("KeyError", "'mineru2_qwen'")
+    assert [(f.function, f.line, f.source) for f in root.frames] == [
+        ("__getitem__", 872, "raise KeyError(key)")
+    ]
+    last = by_role(parsed, ROLE_LAST)[0]
+    assert (last.error_class, last.message) == ("ValueError", "no tokenizer")
+    assert last.frames[-1].function == "__init__"
