@@ -80,7 +80,7 @@ def _wsgi_calls(db: str, mode: str, count: int) -> list[Callable[[], None]]:
     return [call_for("/api/v1/match", b) for b in bodies(db, count, 7)]
 
 
-def _match_error_calls(db: str) -> list[Callable[[], None]]:
+def _match_error_calls(db: str, cases: str | None) -> list[Callable[[], None]]:
     from app import create_app
     from app.corpus.catalog import get_catalog
     from app.extensions import db as sa
@@ -90,12 +90,16 @@ def _match_error_calls(db: str) -> list[Callable[[], None]]:
     app = create_app({"SQLALCHEMY_DATABASE_URI": db, "TESTING": True})
     with app.app_context():
         index = get_catalog(sa.session, str(sa.engine.url)).index
-    return [lambda t=case.text: match_error(t, index) for case in load_cases()]
+    found = load_cases(Path(cases)) if cases else load_cases()
+    return [lambda t=case.text: match_error(t, index) for case in found]
 
 
-def worker(db: str, mode: str, calls: int, bodies: int) -> None:
+def worker(db: str, mode: str, calls: int, bodies: int, cases: str | None) -> None:
     """Inside callgrind: build, warm every input twice, count ``calls`` calls."""
-    funcs = _match_error_calls(db) if mode == "match_error" else _wsgi_calls(db, mode, bodies)
+    if mode == "match_error":
+        funcs = _match_error_calls(db, cases)
+    else:
+        funcs = _wsgi_calls(db, mode, bodies)
     for _ in range(2):
         for f in funcs:
             f()
@@ -105,7 +109,7 @@ def worker(db: str, mode: str, calls: int, bodies: int) -> None:
     _counting(False)
 
 
-def count(db: str, mode: str, calls: int, bodies: int) -> int:
+def count(db: str, mode: str, calls: int, bodies: int, cases: str | None) -> int:
     """Instructions of ``calls`` calls of ``mode``, from a callgrind run of this script."""
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(
@@ -124,6 +128,7 @@ def count(db: str, mode: str, calls: int, bodies: int) -> int:
                 str(calls),
                 "--bodies",
                 str(bodies),
+                *(["--cases", cases] if cases else []),
             ],
             capture_output=True,
             text=True,
@@ -141,19 +146,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", required=True, help="DATABASE_URL of the built corpus")
     parser.add_argument("--calls", type=int, default=222, help="measured calls per mode")
     parser.add_argument("--bodies", type=int, default=200, help="match tracebacks (rotated)")
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    parser.add_argument("--cases", help="held-out case directory for match_error (default: all)")
     parser.add_argument("--worker", choices=MODES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        worker(args.db, args.worker, args.calls, args.bodies)
+        worker(args.db, args.worker, args.calls, args.bodies, args.cases)
         return 0
     for tool in ("valgrind", "callgrind_control"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is not installed (apt-get install valgrind)")
     per: dict[str, Any] = {}
-    for mode in MODES:
-        per[mode] = count(args.db, mode, args.calls, args.bodies) / args.calls
+    for mode in args.modes:
+        per[mode] = count(args.db, mode, args.calls, args.bodies, args.cases) / args.calls
         print(f"{mode:12s} {per[mode] / 1e6:8.3f} M instructions per call", flush=True)
-    print(f"match / health (app only) {per['match'] / per['health']:.2f}")
+    if "match" in per and "health" in per:
+        print(f"match / health (app only) {per['match'] / per['health']:.2f}")
     print(json.dumps({k: round(v) for k, v in per.items()}))
     return 0
 
