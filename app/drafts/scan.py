@@ -49,7 +49,7 @@ FORM_RERAISE = "re-raise"
 FORM_CLASS = "class message"  # the exception class words it (classes.py)
 # Statement sites: the interpreter raises, and words the message, for a plain statement.
 FORM_BARE_ASSERT = "bare assert"  # `assert cond`: AssertionError with no message
-FORM_IMPORT = "import"  # `from X import a`: ImportError / ModuleNotFoundError
+FORM_IMPORT = "import"  # `from X import a`, `import X`: ImportError / ModuleNotFoundError
 FORM_LOOKUP = "lookup"  # `params_dict[name]`: KeyError with the key as the message
 STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP)
 # A message the server reports to the client instead of raising it (an abort, an error
@@ -147,6 +147,20 @@ def _negate(test: ast.expr) -> str:
     return f"not ({_source(test)})"
 
 
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _catches_import_errors(stmt: ast.Try | ast.TryStar) -> bool:
+    """Whether a handler of the `try` catches a failed import (a bare `except:` does)."""
+    for handler in stmt.handlers:
+        if handler.type is None:
+            return True
+        types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        if any(_name(t).rsplit(".", 1)[-1] in _IMPORT_ERRORS for t in types):
+            return True
+    return False
+
+
 def _condition(conds: list[_Cond]) -> str | None:
     texts = [_negate(test) if negated else _source(test) for negated, test in conds]
     return " and ".join(f"({t})" if len(texts) > 1 else t for t in texts) or None
@@ -199,6 +213,7 @@ class _Scanner:
         # Statement sites are drafted when `own` (the package's top-level name) is given.
         self.own = own
         self.statements: list[RaiseSite] = []
+        self._guarded = 0  # inside a `try:` whose handlers catch a failed import
         self._lines = (source or "").splitlines()
         # Reported messages kept in a variable, and the variables raise sites use.
         self._pending: list[tuple[str, str, int]] = []
@@ -236,6 +251,8 @@ class _Scanner:
         if self.own is not None:
             if isinstance(stmt, ast.ImportFrom):
                 self._import(stmt, func, conds)
+            elif isinstance(stmt, ast.Import) and not self._guarded:
+                self._module_import(stmt, func, conds)
             elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr):
                 self._lookup(stmt, func, conds)
                 self._reported(stmt, func, conds)
@@ -251,7 +268,11 @@ class _Scanner:
         if isinstance(stmt, ast.Assert):
             self._assert(stmt, func, conds)
             return
-        for name in ("body", "orelse", "finalbody"):
+        guarded = isinstance(stmt, ast.Try | ast.TryStar) and _catches_import_errors(stmt)
+        self._guarded += guarded
+        self._body(getattr(stmt, "body", []) or [], scope, func, conds)
+        self._guarded -= guarded
+        for name in ("orelse", "finalbody"):
             self._body(getattr(stmt, name, []) or [], scope, func, conds)
         for handler in getattr(stmt, "handlers", []) or []:
             self._body(handler.body, scope, func, conds)
@@ -425,6 +446,21 @@ class _Scanner:
             message = f"cannot import name '{alias.name}' from '{module}'"
             pattern = escape_literal(message) + _IMPORT_TAIL
             self._statement(stmt, "ImportError", (message,), FORM_IMPORT, func, conds, pattern)
+
+    def _module_import(self, stmt: ast.Import, func: _Function, conds: list[_Cond]) -> None:
+        """`import X.Y` of another package, outside a `try:` that catches the failure: one
+        site per module, `No module named 'X'` (or `'X.Y'`, whichever part is missing)."""
+        for alias in stmt.names:
+            parts = alias.name.split(".")
+            if not parts[0] or parts[0] == self.own or parts[0] in _STDLIB:
+                continue
+            message = f"No module named '{alias.name}'"
+            pattern = "No module named '" + escape_literal(parts[0])
+            pattern += "".join(f"(?:\\.{escape_literal(p)}" for p in parts[1:])
+            pattern += ")?" * (len(parts) - 1) + "'"
+            self._statement(
+                stmt, "ModuleNotFoundError", (message,), FORM_IMPORT, func, conds, pattern
+            )
 
     def _constructed(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """`raise_(OutOfResources(...))`, `err = MyError(...)`: a worded class constructed

@@ -206,7 +206,8 @@ def _cut_literal(text: str, start: int, literal: str) -> int:
     return 0
 
 
-_IMPORT_HEAD = "cannot import name "
+# Every import site's message starts the same way: such a message is keyed on its name.
+_IMPORT_HEADS = ("cannot import name ", "No module named ")
 
 
 def file_key(path: str) -> str:
@@ -381,9 +382,9 @@ class MatchIndex:
             else:
                 self._by_literal.setdefault(lits.best, []).append(idx)
             message = entry.error_message or ""
-            if entry.statement is not None and message.startswith(_IMPORT_HEAD):
-                # Every import site's message starts the same: key it on the quoted name.
-                name = message[len(_IMPORT_HEAD) :]
+            head = next((h for h in _IMPORT_HEADS if message.startswith(h)), None)
+            if entry.statement is not None and head is not None:
+                name = message[len(head) :]
                 self._by_inner.setdefault(name[:PREFIX_KEY].casefold(), []).append(idx)
                 continue
             parts = _PLACEHOLDER.split(entry.error_message or "")

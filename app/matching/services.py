@@ -56,6 +56,7 @@ _TIER = {KIND_STATEMENT: 3, KIND_PATTERN: 3, KIND_PREFIX: 2, KIND_FRAME: 1, KIND
 _STATEMENT_CLASSES = {
     "AssertionError": frozenset({"AssertionError"}),
     "ImportError": frozenset({"ImportError", "ModuleNotFoundError"}),
+    "ModuleNotFoundError": frozenset({"ModuleNotFoundError", "ImportError"}),
     "KeyError": frozenset({"KeyError"}),
 }
 # A pattern with fewer literal characters than this ("Cannot find .+?") is no stronger
@@ -82,6 +83,7 @@ _INTERPRETER_MESSAGE = re.compile(
     re.DOTALL,
 )
 _CANNOT_IMPORT = re.compile(r"cannot import name ['\u2018\u2019\"]?(\w+)")
+_NO_MODULE = re.compile(r"No module named ['\u2018\u2019\"]?([\w.]+)")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 _SPACE = re.compile(r"\s+")
 _PACKAGE_ROOTS = frozenset({"site-packages", "dist-packages"})
@@ -542,6 +544,8 @@ def _statement_items(
                     continue
             if missing and f"name '{missing.group(1)}'" not in (entry.error_message or ""):
                 continue
+            if not _imports_module(entry, exc.message):
+                continue
             items.append(
                 _build(
                     entry,
@@ -555,6 +559,19 @@ def _statement_items(
                 )
             )
     return items
+
+
+def _imports_module(entry: PatternEntry, message: str) -> bool:
+    """For an `import X.Y` site and `No module named 'm'`: whether the statement's module
+    is m or inside it (`import a, b` has a site per module; the message names one)."""
+    if entry.error_class != "ModuleNotFoundError":
+        return True
+    named = _NO_MODULE.search(message)
+    site = _NO_MODULE.search(entry.error_message or "")
+    if named is None or site is None:
+        return True
+    wanted, module = named.group(1).rstrip("."), site.group(1)
+    return module == wanted or module.startswith(wanted + ".")
 
 
 def _headline(exc: ParsedException) -> str:

@@ -172,6 +172,25 @@ def test_statement_sites_of_a_real_release(statements):
     assert draft.statements["bare assert"] > 300 and draft.statements["import"] > 300
 
 
+def test_a_plain_import_of_another_package_is_a_site(statements):
+    _, sites = statements
+    site = sites[("python/sglang/bench_one_batch.py", 57)]
+    assert (site["form"], site["cls"], site["statement"]) == (
+        "import",
+        "ModuleNotFoundError",
+        "import torch.distributed as dist",
+    )
+    assert site["message"] == "No module named 'torch.distributed'"
+    index = MatchIndex([PatternEntry("i", site["pattern"], "ModuleNotFoundError")])
+    for missing in ("torch", "torch.distributed"):  # whichever part is not installed
+        assert any(h.whole for h in index.search(f"No module named '{missing}'"))
+    assert not index.search("No module named 'torchvision'")
+    # An import inside a `try:` that catches its failure never reaches the user.
+    assert ("python/sglang/lang/backend/anthropic.py", 11) not in sites
+    assert ("python/sglang/srt/model_parallel.py", 12) not in sites
+    assert not any(s["message"] == "No module named 'os'" for s in sites.values())
+
+
 def test_a_message_reported_to_the_client_is_a_site(statements):
     _, sites = statements
     site = sites[("python/sglang/srt/managers/utils.py", 33)]

@@ -524,3 +524,43 @@ def test_a_frame_on_a_statement_site_is_its_raise_site():
     assert all(m.why.kind != "statement" for m in other.matches)
     bare = match_error("KeyError: 'midlayer.self_attn.qkv_proj.weight'", index)
     assert all(m.record_id != "lookup" for m in bare.matches)
+
+
+def _module_import(record_id, module, path, line):
+    head, *rest = module.split(".")
+    pattern = f"No module named '{head}" + "".join(f"(?:\\.{p}" for p in rest)
+    return PatternEntry(
+        record_id,
+        pattern + ")?" * len(rest) + "'",
+        "ModuleNotFoundError",
+        path,
+        line,
+        f"No module named '{module}'",
+        repo="sgl-project/sglang",
+        function="<module>",
+        statement="import pybase64, decord.bridge",
+    )
+
+
+def test_a_frame_on_a_plain_import_names_the_module_that_failed():
+    path = "python/sglang/utils.py"
+    index = MatchIndex(
+        [
+            _module_import("pybase64", "pybase64", path, 12),
+            _module_import("decord", "decord.bridge", path, 12),
+            _module_import("elsewhere", "pybase64", "python/sglang/srt/utils/common.py", 40),
+        ]
+    )
+    text = (
+        'File "/venv/lib/python3.11/site-packages/sglang/utils.py", line 12, in <module>\n'
+        "    import pybase64, decord.bridge\n"
+        "ModuleNotFoundError: No module named 'decord'\n"
+    )
+    result = match_error(text, index)
+    top = result.matches[0]
+    assert (top.record_id, top.why.frame.line, top.why.line_distance) == ("decord", 12, 0)
+    assert "pybase64" not in {m.record_id for m in result.matches[:1]}
+    # Without a frame the message still finds every file that imports the module.
+    bare = match_error("ModuleNotFoundError: No module named 'pybase64'", index)
+    assert {m.record_id for m in bare.matches} == {"pybase64", "elsewhere"}
+    assert all(m.why.kind == "pattern" for m in bare.matches)
