@@ -294,6 +294,12 @@ def _build(
     memo: _Memo | None = None,
 ) -> _Item:
     agreement = class_agreement(exc.error_class, entry.error_class)
+    if kind == KIND_STATEMENT and exc.error_class:
+        # The statement raises each of these itself (`from X import a`: ImportError, or
+        # ModuleNotFoundError when X is missing): the class is the statement's own.
+        raised = _STATEMENT_CLASSES.get(entry.error_class or "", frozenset())
+        if exc.error_class.rsplit(".", 1)[-1] in raised:
+            agreement = CLASS_EXACT
     frame: Frame | None = None
     dist: int | None = None
     same_function = False
