@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from app.matching.index import MatchIndex, PatternEntry, VerifyBudget
+from app.matching.index import MatchIndex, PatternEntry, PatternHit, VerifyBudget, file_key
 from app.matching.parse import (
     ROLE_BODY,
     ROLE_CHAINED,
@@ -44,6 +44,9 @@ KIND_FRAME = "frame"
 KIND_STATEMENT = "statement"
 KIND_TEXT = "text"
 MAX_SAME_SITE = 20
+# A message many sites raise alike (`No module named 'torch'`: thousands of imports) has
+# its hits ranked on a cheap key first, and only this many are scored.
+MAX_SCORED_HITS = 256
 MAX_FRAME_CANDIDATES = 64
 CLASS_EXACT = "exact"
 CLASS_NAME = "name"
@@ -675,6 +678,37 @@ def _answer(
     return {"evidence": kind, "known": known, "unknown": unknown}
 
 
+def _most_likely(
+    hits: list[PatternHit], exc: ParsedException, frame_files: set[str]
+) -> list[PatternHit]:
+    """At most MAX_SCORED_HITS hits, the ones the ranking would put first: in a file a
+    frame is in, whole-message, class agreeing, curated, specific, in more releases."""
+    if len(hits) <= MAX_SCORED_HITS:
+        return hits
+
+    levels: dict[str | None, int] = {}
+
+    def key(hit: PatternHit) -> tuple[Any, ...]:
+        entry = hit.entry
+        level = levels.get(entry.error_class)
+        if level is None:
+            level = _CLASS_LEVEL[class_agreement(exc.error_class, entry.error_class)]
+            levels[entry.error_class] = level
+        return (
+            bool(frame_files) and file_key(entry.file_path or "") not in frame_files,
+            not hit.whole,
+            -level,
+            entry.is_draft is not False,
+            -hit.specificity,
+            -entry.releases,
+            entry.file_path or "",
+            entry.line_number or 0,
+            entry.record_id,
+        )
+
+    return sorted(hits, key=key)[:MAX_SCORED_HITS]
+
+
 def match_parsed(
     parsed: ParsedError,
     index: MatchIndex,
@@ -686,9 +720,10 @@ def match_parsed(
     scored: dict[str, _Item] = {}
     memo: _Memo = {}
     budget = VerifyBudget.start()
+    frame_files = {file_key(f.file) for e in parsed.exceptions for f in e.frames}
     for exc in parsed.exceptions:
         whole = False
-        for hit in index.search(exc.message, budget):
+        for hit in _most_likely(index.search(exc.message, budget), exc, frame_files):
             whole = whole or (hit.whole and hit.specificity >= WEAK_PATTERN_CHARS)
             item = _build(
                 hit.entry,

@@ -11,6 +11,7 @@ from app.matching.services import (
     CLASS_EXACT,
     CLASS_NAME,
     CLASS_UNKNOWN,
+    MAX_SCORED_HITS,
     class_agreement,
     path_suffix_hit,
 )
@@ -564,3 +565,31 @@ def test_a_frame_on_a_plain_import_names_the_module_that_failed():
     bare = match_error("ModuleNotFoundError: No module named 'pybase64'", index)
     assert {m.record_id for m in bare.matches} == {"pybase64", "elsewhere"}
     assert all(m.why.kind == "pattern" for m in bare.matches)
+
+
+def test_a_message_thousands_of_sites_raise_still_answers_the_frames_file():
+    # A message raised alike in thousands of places (`No module named 'torch'` has every
+    # `import torch`): only the likeliest hits are scored, and a site in a file the
+    # traceback names is always among them.
+    entries = [
+        PatternEntry(
+            f"s{i:04d}",
+            r"CUDA error: out of memory",
+            "RuntimeError",
+            f"python/sglang/srt/m{i:04d}/mod.py",
+            30,
+            "CUDA error: out of memory",
+            function="run",
+        )
+        for i in range(MAX_SCORED_HITS * 2)
+    ]
+    index = MatchIndex(entries)
+    last = entries[-1].file_path
+    text = (
+        f'  File "/venv/site-packages/sglang/{last.removeprefix("python/sglang/")}", line 31,'
+        " in run\n    check()\nRuntimeError: CUDA error: out of memory\n"
+    )
+    result = match_error(text, index)
+    assert result.matches[0].record_id == entries[-1].record_id
+    bare = match_error("RuntimeError: CUDA error: out of memory", index, limit=5)
+    assert [m.record_id for m in bare.matches] == [e.record_id for e in entries[:5]]
