@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import time
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -268,46 +268,47 @@ def _line_bounds(message: str) -> list[tuple[int, int, list[int], list[int]]]:
 def _verify(rx: re2._Regexp, seg: _Segments) -> tuple[int, int, bool] | None:
     """(start, end, whole) of the longest segment the pattern fully matches, or None.
 
-    ``rx`` is the bytes pattern when ``seg.data`` is set (then RE2 is called directly),
-    else the str one. Only lines touched by one of the first MAX_HITS search hits are tried.
+    ``rx`` is the bytes pattern when ``seg.data`` is set (then RE2's Match is called
+    directly, without the wrapper's generator and offset conversion per call), else the
+    str one. Only lines touched by one of the first MAX_HITS search hits are tried.
     """
     if seg.data is not None:
-        return _verify_bytes(rx._regexp.Match, seg.data, seg)
-    message = seg.message
-    first = rx.search(message)
-    if first is None:
-        return None
-    ws, we = seg.whole
-    if rx.fullmatch(message[ws:we]) is not None:
-        return ws, we, True
-    spans = [first.span()]
-    if len(spans) < MAX_HITS:
-        for m in rx.finditer(message, first.end() if first.end() > first.start() else we):
-            spans.append(m.span())
-            if len(spans) >= MAX_HITS:
-                break
-    for s, e in _segment_pairs(seg, spans):
-        if rx.fullmatch(message[s:e]) is not None:
-            return s, e, False
-    return None
+        return _verify_with(rx._regexp.Match, seg.data, seg)
+    return _verify_with(_wrapper_match(rx), seg.message, seg)
 
 
-def _verify_bytes(match: Any, data: bytes, seg: _Segments) -> tuple[int, int, bool] | None:
-    """`_verify` for an ASCII message: the same searches as the wrapper's `search`,
-    `fullmatch` of a slice and `finditer`, as direct calls of RE2's Match."""
-    end = len(data)
-    first = match(_UNANCHORED, data, 0, end)[0]
+_Spans = list[tuple[int, int]]
+
+
+def _wrapper_match(rx: re2._Regexp) -> Callable[[Any, str, int, int], _Spans]:
+    """RE2's ``Match(anchor, text, pos, end)`` for a str text, through the wrapper (which
+    converts between character and byte offsets)."""
+
+    def match(anchor: Any, text: str, pos: int, end: int) -> _Spans:
+        found = (rx.search if anchor == _UNANCHORED else rx.fullmatch)(text, pos, end)
+        return [(-1, -1) if found is None else found.span()]
+
+    return match
+
+
+def _verify_with(
+    match: Callable[[Any, Any, int, int], _Spans], text: str | bytes, seg: _Segments
+) -> tuple[int, int, bool] | None:
+    """`_verify` with ``match`` (RE2's ``Match`` signature): a search, a full match of the
+    whole, then of the segments around the first MAX_HITS hits (found as `finditer` would)."""
+    end = len(text)
+    first = match(_UNANCHORED, text, 0, end)[0]
     if first[0] < 0:
         return None
     ws, we = seg.whole
-    part = data[ws:we]
+    part = text[ws:we]
     if match(_BOTH, part, 0, len(part))[0][0] >= 0:
         return ws, we, True
     spans = [first]
-    # As the wrapper's finditer from first's end (from `we` after an empty first match).
+    # As finditer from first's end (from `we` after an empty first match).
     pos = first[1] if first[1] > first[0] else we
     while len(spans) < MAX_HITS and pos <= end:
-        span = match(_UNANCHORED, data, pos, end)[0]
+        span = match(_UNANCHORED, text, pos, end)[0]
         if span[0] < 0:
             break
         spans.append(span)
@@ -315,13 +316,13 @@ def _verify_bytes(match: Any, data: bytes, seg: _Segments) -> tuple[int, int, bo
             break
         pos = span[1] if span[1] != pos else pos + 1
     for s, e in _segment_pairs(seg, spans):
-        part = data[s:e]
+        part = text[s:e]
         if match(_BOTH, part, 0, len(part))[0][0] >= 0:
             return s, e, False
     return None
 
 
-def _segment_pairs(seg: _Segments, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _segment_pairs(seg: _Segments, spans: _Spans) -> _Spans:
     """Candidate segments of the lines the search hits touch, longest first, stripped."""
     ws, we = seg.whole
     pairs: set[tuple[int, int]] = set()

@@ -232,14 +232,6 @@ def path_suffix_hit(frame_file: str, record_path: str) -> int:
     return n if n >= min(2, len(b)) and n > 0 else 0
 
 
-def best_frame(frames: tuple[Frame, ...], entry: PatternEntry) -> tuple[Frame | None, int | None]:
-    """The frame that best agrees with the record's file and line, and the line distance."""
-    if not entry.file_path:
-        return None, None
-    found = _nearest(_file_frames(frames, entry.file_path), entry.line_number)
-    return (None, None) if found is None else (found[0], found[1])
-
-
 # A frame of the record's file: (trailing path components shared, position, frame, the
 # function its code is written in).
 _FileFrame = tuple[int, int, Frame, str | None]
