@@ -220,6 +220,26 @@ def test_an_import_statement_answers_for_the_name_that_failed(built, client):
     )
 
 
+def test_a_plain_import_answers_no_module_named(built, client):
+    text = (
+        "Traceback (most recent call last):\n"
+        + _frame("bench_one_batch.py", 57, "<module>", "import torch.distributed as dist")
+        + "ModuleNotFoundError: No module named 'torch'\n"
+    )
+    top = _top(client, text)["matches"][0]
+    assert top["errorMessage"] == "No module named 'torch.distributed'"
+    assert top["errorClass"] == "ModuleNotFoundError"
+    assert top["at"]["filePath"].endswith("sglang/bench_one_batch.py")
+    # Without a frame, the message finds the files that import the module (`import
+    # zmq.asyncio` fails the same way when zmq is missing).
+    title = _top(client, "ModuleNotFoundError: No module named 'zmq'")
+    found = {m["errorMessage"].removesuffix("'") for m in title["matches"]}
+    assert all(f == "No module named 'zmq" or f.startswith("No module named 'zmq.") for f in found)
+    assert any(
+        m["at"]["filePath"].endswith("managers/tokenizer_manager.py") for m in title["matches"]
+    )
+
+
 def test_a_bare_assert_is_found_by_its_condition(built, client):
     text = "AssertionError: assert num_heads % attn_tp_size == 0"
     top = _top(client, text)["matches"][0]
