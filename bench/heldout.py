@@ -211,10 +211,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timing", action="store_true", help="with --db: also time match_error in-process"
     )
+    parser.add_argument(
+        "--ranks", action="store_true", help="also print each case's rank (to diff two runs)"
+    )
     args = parser.parse_args(argv)
     fetch = in_process(args.db) if args.db else over_http(args.url)
     cases = load_cases(args.cases) if args.cases else load_cases()
-    print(report([run_case(case, fetch, args.limit) for case in cases]))
+    outcomes = [run_case(case, fetch, args.limit) for case in cases]
+    print(report(outcomes))
+    if args.ranks:
+        print()
+        print("ranks (- when not in the results):")
+        print("\n".join(f"{o.case.name} {o.rank or '-'}" for o in outcomes))
     if args.timing and args.db:
         print()
         print(timing(args.db, cases))

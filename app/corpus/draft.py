@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from app.drafts import helpers
 from app.drafts.classes import ClassMessage, by_name, class_messages, may_define
 from app.drafts.extract import Placeholder, RaiseSite
 from app.drafts.records import message_pattern, render_message
@@ -135,23 +136,31 @@ def draft_release(
     ]
     fields: frozenset[str] = frozenset()
     found: list[ClassMessage] = []
+    raisers: list[helpers.RaisingHelper] = []
     for path, data in files:
+        tree = None
         if path == SERVER_ARGS_FILE:
             tree = parse_source(data)
             fields = server_arg_fields(tree) if tree is not None else frozenset()
         if may_define(data):
-            tree = parse_source(data)
+            tree = tree or parse_source(data)
             found.extend(class_messages(tree) if tree is not None else [])
+        if helpers.may_define(data):
+            tree = tree or parse_source(data)
+            for helper in helpers.raising_helpers(tree) if tree is not None else []:
+                raisers.append(replace(helper, path=prefix + path))
     worded = by_name(found)
+    raising = helpers.by_name(raisers)
     for path, data in files:
         tree = parse_source(data)
         if tree is None:
             continue
         text = data.decode("utf-8", errors="replace")
+        package = path.split("/", 1)[0]
         if statements:
-            sites, classes, stmts = scan_all(tree, text, path.split("/", 1)[0], worded)
+            sites, classes, stmts = scan_all(tree, text, package, worded, raising)
         else:
-            (sites, classes), stmts = scan(tree, text, worded), []
+            (sites, classes), stmts = scan(tree, text, worded, raising, package), []
         for stmt in stmts:
             counted[stmt.form] += 1
             out.sites.append(_site_dict(stmt, prefix + path, fields))
@@ -162,7 +171,7 @@ def draft_release(
             if not site.parts:
                 continue
             drafted[site.form] += 1
-            out.sites.append(_site_dict(site, prefix + path, fields))
+            out.sites.append(_site_dict(site, site.path or prefix + path, fields))
     out.forms = {f: forms[f] for f in FORMS if forms[f]}
     out.drafted = {f: drafted[f] for f in FORMS if drafted[f]}
     out.statements = {f: counted[f] for f in DRAFTED_WITH_STATEMENTS if counted[f]}

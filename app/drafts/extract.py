@@ -47,6 +47,8 @@ class RaiseSite:
     # of what the interpreter prints for it (the message is not written in the code).
     statement: str | None = None
     pattern: str | None = None
+    # A message passed to a raising helper (helpers.py): the helper's file, where it raises.
+    path: str | None = None
 
 
 def _name(node: ast.expr) -> str:

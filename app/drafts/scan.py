@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from app.drafts.classes import ClassMessage
+from app.drafts.helpers import RaisingHelper, own_imports
 from app.drafts.extract import (
     Part,
     Placeholder,
@@ -47,11 +48,13 @@ FORM_NO_MESSAGE = "no message"
 FORM_OTHER = "other expression"
 FORM_RERAISE = "re-raise"
 FORM_CLASS = "class message"  # the exception class words it (classes.py)
+FORM_HELPER = "helper call"  # a message passed to a function that raises it (helpers.py)
 # Statement sites: the interpreter raises, and words the message, for a plain statement.
 FORM_BARE_ASSERT = "bare assert"  # `assert cond`: AssertionError with no message
 FORM_IMPORT = "import"  # `from X import a`, `import X`: ImportError / ModuleNotFoundError
 FORM_LOOKUP = "lookup"  # `params_dict[name]`: KeyError with the key as the message
-STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP)
+FORM_CALL = "call"  # `gemm(a, b_bias=x)` of a kernel package: TypeError on its signature
+STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP, FORM_CALL)
 # A message the server reports to the client instead of raising it (an abort, an error
 # response, an `error_msg` it returns): what the client's error body carries.
 FORM_REPORTED = "reported"
@@ -83,12 +86,38 @@ FORMS = (
     FORM_OTHER,
     FORM_RERAISE,
     FORM_CLASS,
+    FORM_HELPER,
 )
 MAX_CONDITION = 300
 _STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 # What follows the module in the message: the path of the module that lacks the name.
 _IMPORT_TAIL = r"(?: \(.+\))?"
 _KEY_PATTERN = ".+"  # the key's repr; frame only (see PatternEntry.frame_only)
+# Packages whose functions' signatures change under sglang between releases (kernels,
+# transformers): a call of one of their functions from another release's build fails with
+# a TypeError the interpreter words (`gemm() got an unexpected keyword argument 'b_bias'`).
+KERNEL_PACKAGES = frozenset(
+    {
+        "sgl_kernel",
+        "flashinfer",
+        "vllm",
+        "aiter",
+        "deep_gemm",
+        "flash_attn",
+        "flash_mla",
+        "transformers",
+        "xgrammar",
+        "outlines",
+        "torchao",
+        "triton_kernels",
+        "sgl_kernel_npu",
+    }
+)
+_SIGNATURE = (
+    "missing [0-9]+ required (?:positional |keyword-only )?arguments?: .+"
+    "|takes (?:from [0-9]+ to )?[0-9]+ positional arguments? but [0-9]+ (?:was|were) given"
+    "|got multiple values for argument '.+'"
+)
 MAX_DOCSTRING = 600
 _EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
@@ -204,10 +233,21 @@ class _Scanner:
         source: str | None,
         own: str | None = None,
         classes: Mapping[str, ClassMessage] | None = None,
+        helpers: Mapping[str, RaisingHelper] | None = None,
+        package: str | None = None,
     ) -> None:
         self.source = source
         # Exception classes of the package that word their own message, by name.
         self.worded = classes or {}
+        # Functions of the package that raise a message passed in, by name; `package` is
+        # the top-level name whose imports make a call resolve to one.
+        self.helpers = helpers or {}
+        self._package = package or own
+        self._own_names: frozenset[str] = frozenset()
+        self._own_modules: frozenset[str] = frozenset()
+        # Names and module aliases bound by imports of a kernel package (call sites).
+        self._kernel_names: frozenset[str] = frozenset()
+        self._kernel_modules: frozenset[str] = frozenset()
         self.sites: list[RaiseSite] = []
         self.classes: list[ExceptionClass] = []
         # Statement sites are drafted when `own` (the package's top-level name) is given.
@@ -220,6 +260,16 @@ class _Scanner:
         self._raised: set[tuple[str, str]] = set()
 
     def run(self, tree: ast.AST) -> None:
+        if self.helpers:
+            names, modules = own_imports(tree, self._package or "")
+            local = {
+                s.name
+                for s in getattr(tree, "body", [])
+                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+            }
+            self._own_names, self._own_modules = names | local, modules
+        if self.own is not None:
+            self._kernel_names, self._kernel_modules = _kernel_imports(tree)
         self._body(getattr(tree, "body", []), [], _Function("<module>", None), [])
         drop = {i for name, var, i in self._pending if (name, var) in self._raised}
         if drop:
@@ -248,6 +298,10 @@ class _Scanner:
             stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr | ast.Return
         ):
             self._constructed(stmt, func, conds)
+        if self.helpers and isinstance(
+            stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr | ast.Return
+        ):
+            self._helper_calls(stmt, func, conds)
         if self.own is not None:
             if isinstance(stmt, ast.ImportFrom):
                 self._import(stmt, func, conds)
@@ -256,8 +310,10 @@ class _Scanner:
             elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr):
                 self._lookup(stmt, func, conds)
                 self._reported(stmt, func, conds)
+                self._kernel_calls(stmt, func, conds)
             elif isinstance(stmt, ast.Return):
                 self._reported(stmt, func, conds)
+                self._kernel_calls(stmt, func, conds)
         if isinstance(stmt, ast.If):
             self._body(stmt.body, scope, func, [*conds, (False, stmt.test)])
             self._body(stmt.orelse, scope, func, [*conds, (True, stmt.test)])
@@ -476,6 +532,61 @@ class _Scanner:
                     parts = list(worded.construct(node))
                     self._site(stmt, name, parts, FORM_CLASS, func, conds)
 
+    def _helper(self, call: ast.Call) -> RaisingHelper | None:
+        """The raising helper a call names, if the module's imports make it that one."""
+        target = call.func
+        if isinstance(target, ast.Name):
+            helper = self.helpers.get(target.id)
+            if helper is not None and not helper.method and target.id in self._own_names:
+                return helper
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            helper = self.helpers.get(target.attr)
+            if helper is None:
+                return None
+            if target.value.id in ("self", "cls"):
+                return helper if helper.method else None
+            if not helper.method and target.value.id in self._own_modules:
+                return helper
+        return None
+
+    def _helper_calls(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
+        """`raise_error_or_warn(self, strict, "count", msg)`: the message a helper raises,
+        located at the helper's `raise`, with the caller's condition and docstring."""
+        value = getattr(stmt, "value", None)
+        if value is None:
+            return
+        line = stmt.lineno
+
+        def resolve(arg: ast.expr) -> list[Part] | None:
+            if isinstance(arg, ast.Name):
+                self._raised.add((func.name, arg.id))  # raised, so not a reported message
+                return self._variable(arg.id, line, func)
+            return message_parts(self._inline(arg, line, func))
+
+        for node in ast.walk(value):
+            if not isinstance(node, ast.Call):
+                continue
+            helper = self._helper(node)
+            if helper is None:
+                continue
+            for raised, parts in helper.construct(node, resolve):
+                if not has_literal_text(parts):
+                    continue
+                self.sites.append(
+                    RaiseSite(
+                        raised.cls,
+                        parts,
+                        raised.line,
+                        raised.end_line or raised.line,
+                        form=FORM_HELPER,
+                        function=helper.function,
+                        condition=_condition(conds),
+                        docstring=_docstring(func.node),
+                        reads=_reads([node for _, node in conds]),
+                        path=helper.path or None,
+                    )
+                )
+
     def _reported(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """`error_msg = f"..."`, or a message passed to an abort or error response."""
         value = getattr(stmt, "value", None)
@@ -509,6 +620,37 @@ class _Scanner:
                 self._pending.append((func.name, variable, len(self.statements)))
             self._statement(stmt, REPORTED_CLASS, parts, FORM_REPORTED, func, conds, on_line=False)
 
+    def _kernel_calls(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
+        """A call of a kernel package's function with keyword arguments: the TypeError a
+        build of that package with another signature raises for it."""
+        if not (self._kernel_names or self._kernel_modules):
+            return
+        value = getattr(stmt, "value", None)
+        for node in ast.walk(value) if value is not None else ():
+            if not isinstance(node, ast.Call):
+                continue
+            target = node.func
+            if isinstance(target, ast.Name) and target.id in self._kernel_names:
+                callee = target.id
+            elif (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id in self._kernel_modules
+            ):
+                callee = target.attr
+            else:
+                continue
+            if not any(k.arg for k in node.keywords):
+                continue
+            # Any keyword: the one a user's build lacks may be in a release between pins.
+            pattern = (
+                f"(?:[A-Za-z_][A-Za-z0-9_]*[.])?{escape_literal(callee)}(?:[.]__init__)?[(][)] "
+                f"(?:got an unexpected keyword argument '[^']+'|{_SIGNATURE})"
+            )
+            head = f"{callee}() got an unexpected keyword argument '"
+            parts = (head, Placeholder("keyword"), "'")
+            self._statement(stmt, "TypeError", parts, FORM_CALL, func, conds, pattern)
+
     def _lookup(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """A subscript of a mapping named `*dict` by a variable key: KeyError(key)."""
         value = getattr(stmt, "value", None)
@@ -527,14 +669,32 @@ class _Scanner:
                 return
 
 
+def _kernel_imports(tree: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    """Names a module imports from a kernel package, and its aliases of such modules."""
+    names: set[str] = set()
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module.split(".", 1)[0] in KERNEL_PACKAGES:
+                names.update(a.asname or a.name for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".", 1)[0] in KERNEL_PACKAGES:
+                    modules.add(alias.asname or alias.name.split(".", 1)[0])
+    return frozenset(names), frozenset(modules)
+
+
 def scan(
     tree: ast.AST,
     source: str | None = None,
     classes: Mapping[str, ClassMessage] | None = None,
+    helpers: Mapping[str, RaisingHelper] | None = None,
+    package: str | None = None,
 ) -> tuple[list[RaiseSite], list[ExceptionClass]]:
     """Every raise/assert site (with or without a usable message) and exception class;
-    `classes` are the package's exception classes that word their own message."""
-    scanner = _Scanner(source, classes=classes)
+    `classes` are the package's exception classes that word their own message, `helpers`
+    its functions that raise a message passed in (calls resolved by `package`'s imports)."""
+    scanner = _Scanner(source, classes=classes, helpers=helpers, package=package)
     scanner.run(tree)
     return scanner.sites, scanner.classes
 
@@ -544,9 +704,10 @@ def scan_all(
     source: str | None,
     own: str,
     classes: Mapping[str, ClassMessage] | None = None,
+    helpers: Mapping[str, RaisingHelper] | None = None,
 ) -> tuple[list[RaiseSite], list[ExceptionClass], list[RaiseSite]]:
     """As `scan`, plus the statement sites of a module of package `own`."""
-    scanner = _Scanner(source, own, classes)
+    scanner = _Scanner(source, own, classes, helpers)
     scanner.run(tree)
     return scanner.sites, scanner.classes, scanner.statements
 

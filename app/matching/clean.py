@@ -175,8 +175,16 @@ def _expand_json_line(line: str) -> list[str] | None:
 
 
 def unwrap_emphasis(line: str) -> str:
-    """A whole line in Markdown bold or inline code, as issue text often has: its text."""
+    """A whole line in Markdown bold or inline code, as issue text often has, or the first
+    or last line of inline code that spans lines: its text."""
     stripped = line.strip()
+    if stripped.count("`") == 1 and len(stripped) > 1:
+        # Inline code over several lines: its opening backtick on the first, its closing
+        # one on the last (`File "...", line 5, in f` / `    assert x`).
+        if stripped[0] == "`" or stripped[-1] == "`":
+            tick = line.find("`")
+            return line[:tick] + line[tick + 1 :]
+        return line
     if not stripped or stripped[0] not in "*_`":
         return line
     for mark in ("**", "__", "`"):

@@ -32,6 +32,7 @@ PREFIX_KEY = 12
 MIN_PREFIX_CHARS = 24
 MIN_DIVERGED_CHARS = 18  # a message that goes on differently must share this much first
 MIN_DIVERGED_TAIL = 12  # ... and go on for this much: "models!" for "models." is a near miss
+MIN_SHARED_LITERAL = 8  # a later literal's start the text carries before it diverges
 INNER_KEY_SCAN = 48  # chars after a segment start where a short-headed template's key may sit
 MAX_PREFIX_STARTS = 24
 # Cost bounds (docs/security.md): patterns without a usable literal form a small tier
@@ -159,7 +160,11 @@ def template_overlap(template: str, text: str) -> tuple[int, bool]:
             cut = _cut_literal(text, pos + 1, literal)
             if cut:
                 return matched + cut, True
-            return (matched, False) if len(text) - pos >= MIN_DIVERGED_TAIL else (0, False)
+            if len(text) - pos < MIN_DIVERGED_TAIL:
+                return 0, False
+            # The text may carry this literal's start before it goes on in other words
+            # ("... are not supported for now?" of "... for now. Supported ..."): counted.
+            return matched + _shared_literal(text, pos + 1, literal), False
         pos = found + len(literal)
         matched += len(literal)
     else:
@@ -196,6 +201,22 @@ def _common_prefix(a: str, b: str) -> int:
         else:
             hi = mid
     return lo
+
+
+def _shared_literal(text: str, start: int, literal: str) -> int:
+    """Whole words of the longest start of `literal` found in text after `start` (at least
+    MIN_SHARED_LITERAL characters, else 0)."""
+    if text.find(literal[:MIN_SHARED_LITERAL], start) < 0:
+        return 0
+    lo, hi = MIN_SHARED_LITERAL, len(literal)  # literal[:lo] is found, literal[:hi + 1] not
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text.find(literal[:mid], start) >= 0:
+            lo = mid
+        else:
+            hi = mid - 1
+    words = literal.rfind(" ", 0, lo + 1) if lo < len(literal) else lo
+    return words if words >= MIN_SHARED_LITERAL else 0
 
 
 def _cut_literal(text: str, start: int, literal: str) -> int:

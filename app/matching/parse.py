@@ -42,8 +42,10 @@ _INLINE_EXC = re.compile(
 )
 _CLOSING = {"`": "`", '"': '"', "'": "'", "(": ")"}
 # The message of an error body, JSON or a Python repr: "message": "...", 'message': '...'
+# The closing quote may be missing: a body cut off at the end of a line or of the paste.
 _BODY_MESSAGE = re.compile(
-    r"""["']message["']\s{0,4}:\s{0,4}(?:"((?:\\.|[^"\\\n]){1,8000})"|'((?:\\.|[^'\\\n]){1,8000})')"""
+    r"""["']message["']\s{0,4}:\s{0,4}"""
+    r"""(?:"((?:\\.|[^"\\\n]){1,8000})(?:"|(?=\n)|\Z)|'((?:\\.|[^'\\\n]){1,8000})(?:'|(?=\n)|\Z))"""
 )
 _BODY_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
 _BODY_SIMPLE = {"n": "\n", "t": "\t", "r": "", "b": "\b", "f": "\f"}

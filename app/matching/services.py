@@ -22,6 +22,7 @@ import re
 import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from app.matching.index import MatchIndex, PatternEntry, PatternHit, VerifyBudget, file_key
@@ -61,6 +62,7 @@ _STATEMENT_CLASSES = {
     "ImportError": frozenset({"ImportError", "ModuleNotFoundError"}),
     "ModuleNotFoundError": frozenset({"ModuleNotFoundError", "ImportError"}),
     "KeyError": frozenset({"KeyError"}),
+    "TypeError": frozenset({"TypeError"}),  # a call of a kernel package's function
 }
 # A pattern with fewer literal characters than this ("Cannot find .+?") is no stronger
 # evidence than a long shared start of another template: both rank by characters shared.
@@ -88,6 +90,19 @@ _INTERPRETER_MESSAGE = re.compile(
 _CANNOT_IMPORT = re.compile(r"cannot import name ['\u2018\u2019\"]?(\w+)")
 _NO_MODULE = re.compile(r"No module named ['\u2018\u2019\"]?([\w.]+)")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
+# Words of the paste that can name a file: a model in a title ("Deepseek V3", "FP8"), a
+# module path in a log (`sglang.srt.models.glm4v_moe`). Read from the paste's start only.
+_WORD = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+MAX_NAMING_CHARS = 4000
+MIN_NAMING_WORD = 3
+MIN_NAMED_MESSAGE = 8
+_MODULE_PATH = re.compile(r"\b(?:\w+[./]){2,}(\w+)(?:\.py)?\b")
+# Parts of file names that name no model or feature.
+_GENERIC_STEMS = frozenset(
+    "utils util common base model models layer layers config configs manager managers "
+    "runner init main server srt python sglang api core ops impl helpers helper test tests "
+    "src lib module modules mixin entrypoints executor loader worker".split()
+)
 _SPACE = re.compile(r"\s+")
 _PACKAGE_ROOTS = frozenset({"site-packages", "dist-packages"})
 _default_text: weakref.WeakKeyDictionary[MatchIndex, TokenSetSearch] = weakref.WeakKeyDictionary()
@@ -262,18 +277,24 @@ def _file_frames(
 
 def _nearest(
     candidates: tuple[_FileFrame, ...], line: int | None
-) -> tuple[Frame, int | None, str | None] | None:
+) -> tuple[Frame, int | None, str | None, int] | None:
     """Of a file's frames: most path shared, then nearest the line, then innermost."""
     best: tuple[int, int, int] | None = None
-    chosen: tuple[Frame, int | None, str | None] | None = None
+    chosen: tuple[Frame, int | None, str | None, int] | None = None
     for shared, pos, frame, function in candidates:
         dist = None
         if frame.line is not None and line is not None:
             dist = abs(frame.line - line)
         key = (shared, -(dist if dist is not None else 10**9), pos)
         if best is None or key > best:
-            best, chosen = key, (frame, dist, function)
+            best, chosen = key, (frame, dist, function, shared)
     return chosen
+
+
+def _whole_path(shared: int, record_path: str) -> bool:
+    """Whether a frame carries the record's whole path but its source root (`python/`,
+    `src/`): `sglang/srt/x/y.py`, not only the `x/y.py` another package's copy shares."""
+    return shared >= len(_parts(record_path)) - 1
 
 
 def _build(
@@ -287,6 +308,7 @@ def _build(
     similarity: float | None,
     cut: bool = False,
     memo: _Memo | None = None,
+    words: frozenset[str] = frozenset(),
 ) -> _Item:
     agreement = class_agreement(exc.error_class, entry.error_class)
     if kind == KIND_STATEMENT and exc.error_class:
@@ -298,12 +320,16 @@ def _build(
     frame: Frame | None = None
     dist: int | None = None
     same_function = False
+    whole_path = False
     if entry.file_path and exc.frames:
         found = _nearest(_file_frames(exc.frames, entry.file_path, memo), entry.line_number)
         if found is not None:
-            frame, dist, function = found
+            frame, dist, function, shared = found
             same_function = _same_function(entry.function, function)
+            whole_path = _whole_path(shared, entry.file_path)
     nearness = 0.0 if frame is None else 0.5 + (0.0 if dist is None else 0.5 / (1 + dist / 10))
+    if frame is not None and not whole_path:
+        nearness /= 2  # a file of the same name and folder in another part of the package
     spec = min(specificity, 100) / 100
     if (
         kind == KIND_PATTERN
@@ -358,9 +384,10 @@ def _build(
         -tier[0],
         -tier[1],
         -_CLASS_LEVEL[agreement],
-        frame is None,
+        2 if frame is None else int(not whole_path),
         not same_function,
         not _mentions(exc.message, entry.function),
+        -file_named(words, entry.file_path) if words else 0,
         dist if dist is not None else 10**9,
         entry.is_draft is not False,
         -specificity,
@@ -398,6 +425,50 @@ def _mentions(text: str, function: str | None) -> bool:
     if len(name) < MIN_MENTIONED or name not in text:
         return False
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
+
+
+def paste_words(text: str, messages: Iterable[str] = ()) -> frozenset[str]:
+    """Words of a paste's start that could name a file (lowercase, `_`-joined kept): the
+    writer's own words (a title's "Deepseek V3 bf16"), not the error messages' (which the
+    patterns already weigh), plus the last part of a module path or file path anywhere
+    (`sglang.srt.models.glm4v_moe`, `models/llama.py`)."""
+    head = text[:MAX_NAMING_CHARS]
+    found: list[str] = []
+    for message in messages:
+        if len(message) >= MIN_NAMED_MESSAGE and message in head:
+            head = head.replace(message, " ")
+        found.extend(m.group(1) for m in _MODULE_PATH.finditer(message[:MAX_NAMING_CHARS]))
+    found.extend(_WORD.findall(head.lower()))
+    out = set()
+    for word in found:
+        word = word.lower()
+        out.add(word)
+        if "_" in word:
+            out.update(word.split("_"))
+    return frozenset(w for w in out if len(w) >= MIN_NAMING_WORD)
+
+
+@lru_cache(maxsize=1 << 14)
+def _stem_words(path: str) -> tuple[str, tuple[str, ...]]:
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+    parts = tuple(
+        p
+        for p in stem.split("_")
+        if len(p) >= MIN_NAMING_WORD and not p.isdigit() and p not in _GENERIC_STEMS
+    )
+    return stem, parts
+
+
+def file_named(words: frozenset[str], path: str | None) -> int:
+    """How plainly the paste names the record's file: its whole stem (`glm4v_moe`) counts
+    two, each distinctive part of it (`deepseek` of `deepseek_v2`, `fp8`) one."""
+    if not path:
+        return 0
+    stem, parts = _stem_words(path)
+    named = sum(1 for p in parts if p in words)
+    if named and len(stem) >= 5 and stem in words and stem not in _GENERIC_STEMS:
+        named += 2
+    return named
 
 
 def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> bool:
@@ -441,7 +512,7 @@ def _rank(scored: dict[str, _Item], index: MatchIndex, limit: int) -> tuple[Matc
         # a tie then falls to the file path, never to the id.
         found = index.get(members[0][1].record_id)
         span = found.releases if found is not None else 0
-        best_key = (*members[0][0][:9], -len(members), -span, *members[0][0][9:])
+        best_key = (*members[0][0][:10], -len(members), -span, *members[0][0][10:])
         curated = [m for _, m in members if _is_curated(index, m.record_id)]
         head = curated[0] if curated else members[0][1]
         others = tuple(m.record_id for _, m in members if m.record_id != head.record_id)
@@ -474,7 +545,10 @@ def default_text_search(index: MatchIndex) -> TextSearch:
 
 
 def _frame_items(
-    parsed: ParsedError, index: MatchIndex, memo: _Memo | None = None
+    parsed: ParsedError,
+    index: MatchIndex,
+    memo: _Memo | None = None,
+    words: frozenset[str] = frozenset(),
 ) -> tuple[Frame | None, list[_Item]]:
     """Records raised in the file of the innermost frame the catalog knows."""
     for exc in parsed.exceptions:
@@ -508,6 +582,7 @@ def _frame_items(
                     specificity=index.specificity(entry.record_id),
                     similarity=None,
                     memo=memo,
+                    words=words,
                 )
                 for entry in entries
             ]
@@ -520,7 +595,10 @@ def _statement_text(text: str | None) -> str:
 
 
 def _statement_items(
-    parsed: ParsedError, index: MatchIndex, memo: _Memo | None = None
+    parsed: ParsedError,
+    index: MatchIndex,
+    memo: _Memo | None = None,
+    words: frozenset[str] = frozenset(),
 ) -> list[_Item]:
     """Statement sites an exception's innermost frame is on: same file, function and
     statement line (as the frame shows it), and a class that statement raises."""
@@ -557,6 +635,7 @@ def _statement_items(
                     specificity=index.specificity(entry.record_id),
                     similarity=None,
                     memo=memo,
+                    words=words,
                 )
             )
     return items
@@ -713,6 +792,7 @@ def match_parsed(
     memo: _Memo = {}
     budget = VerifyBudget.start()
     frame_files = {file_key(f.file) for e in parsed.exceptions for f in e.frames}
+    words = paste_words(parsed.text, [e.message for e in parsed.exceptions])
     for exc in parsed.exceptions:
         whole = False
         for hit in _most_likely(index.search(exc.message, budget), exc, frame_files):
@@ -726,6 +806,7 @@ def match_parsed(
                 specificity=hit.specificity,
                 similarity=None,
                 memo=memo,
+                words=words,
             )
             _keep_best(scored, item)
         if whole:
@@ -741,14 +822,15 @@ def match_parsed(
                 similarity=None,
                 cut=hit.cut,
                 memo=memo,
+                words=words,
             )
             _keep_best(scored, item)
-    for item in _statement_items(parsed, index, memo):
+    for item in _statement_items(parsed, index, memo, words):
         _keep_best(scored, item)
     frame: Frame | None = None
     if not any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values()):
         # No message evidence, or only interpreter-worded messages of files no frame is in.
-        frame, items = _frame_items(parsed, index, memo)
+        frame, items = _frame_items(parsed, index, memo, words)
         for item in items:
             _keep_best(scored, item)
     fallback = False
@@ -767,6 +849,7 @@ def match_parsed(
                     specificity=index.specificity(record_id),
                     similarity=sim,
                     memo=memo,
+                    words=words,
                 )
                 _keep_best(scored, item)
     matches = _rank(scored, index, limit)
