@@ -70,10 +70,10 @@ class RaisingHelper:
             parts: list[Part] = []
             passed = False
             for part in raised.parts:
-                arg = values.get(part.name) if isinstance(part, Placeholder) else None
-                if arg is None:
+                if not isinstance(part, Placeholder) or part.name not in values:
                     parts.append(part)
                     continue
+                arg = values[part.name]
                 found = resolve(arg)
                 texts = [p.strip() for p in found or () if isinstance(p, str) and p.strip()]
                 if not found or not texts:
@@ -98,7 +98,9 @@ def _own_body(node: ast.AST) -> Iterable[ast.AST]:
         stack.extend(ast.iter_child_nodes(sub))
 
 
-def _helper(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: list[str], in_class: bool):
+def _helper(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: list[str], in_class: bool
+) -> RaisingHelper | None:
     args = node.args
     names = [a.arg for a in [*args.posonlyargs, *args.args]]
     static = any(_name(d) == "staticmethod" for d in node.decorator_list)

@@ -22,7 +22,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from app.drafts.classes import ClassMessage
-from app.drafts.helpers import RaisingHelper, own_imports
 from app.drafts.extract import (
     Part,
     Placeholder,
@@ -34,6 +33,7 @@ from app.drafts.extract import (
     message_parts,
     normalise,
 )
+from app.drafts.helpers import RaisingHelper, own_imports
 from app.drafts.records import escape_literal
 
 FORM_LITERAL = "literal"

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from app.matching.index import MatchIndex, PatternEntry, PatternHit, VerifyBudget, file_key
