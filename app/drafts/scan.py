@@ -455,14 +455,14 @@ class _Scanner:
         text = ast.get_source_segment(self.source, node) if self.source else None
         return " ".join((text or _source(node)).split())
 
-    def _first_line(self, stmt: ast.stmt) -> str:
+    def _first_line(self, stmt: ast.stmt | ast.expr) -> str:
         if 0 < stmt.lineno <= len(self._lines):
             return " ".join(self._lines[stmt.lineno - 1].split())
         return ""
 
     def _statement(
         self,
-        stmt: ast.stmt,
+        stmt: ast.stmt | ast.expr,
         cls: str,
         parts: tuple[Part, ...],
         form: str,
@@ -649,7 +649,8 @@ class _Scanner:
             )
             head = f"{callee}() got an unexpected keyword argument '"
             parts = (head, Placeholder("keyword"), "'")
-            self._statement(stmt, "TypeError", parts, FORM_CALL, func, conds, pattern)
+            # The call's own line: what a frame shows when the call spans a statement's lines.
+            self._statement(node, "TypeError", parts, FORM_CALL, func, conds, pattern)
 
     def _lookup(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """A subscript of a mapping named `*dict` by a variable key: KeyError(key)."""

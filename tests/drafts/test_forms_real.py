@@ -140,7 +140,7 @@ def statements():
     sites = {
         (s["path"], s["line"]): s
         for s in draft.sites
-        if s["form"] in ("bare assert", "import", "lookup", "reported")
+        if s["form"] in ("bare assert", "import", "lookup", "reported", "call")
     }
     return draft, sites
 
@@ -227,3 +227,29 @@ def test_an_exception_class_that_words_its_message_on_real_triton():
     index = MatchIndex([PatternEntry("o", shared[0]["pattern"], "OutOfResources")])
     assert any(h.whole for h in index.search(pasted))
     assert draft.forms["class message"] >= 3
+
+
+def test_a_call_of_a_kernel_package_is_a_site_of_its_signature_errors(statements):
+    """flashinfer's wrappers change their keywords between releases; a build that lacks one
+    raises a TypeError at sglang's call (its own line, as a traceback's frame shows it)."""
+    _, sites = statements
+    model = "python/sglang/srt/layers/attention/flashinfer_backend.py"
+    site = sites[(model, 164)]
+    assert (site["form"], site["cls"], site["function"]) == (
+        "call",
+        "TypeError",
+        "FlashInferAttnBackend.__init__",
+    )
+    assert site["statement"] == "BatchPrefillWithPagedKVCacheWrapper("
+    index = MatchIndex([PatternEntry("c", site["pattern"], "TypeError")])
+    for pasted in (
+        "BatchPrefillWithPagedKVCacheWrapper.__init__() got an unexpected keyword argument "
+        "'backend'",
+        "__init__() missing 1 required positional argument: 'float_workspace_buffer'",
+    ):
+        assert any(h.whole for h in index.search(pasted)) is pasted.startswith("Batch")
+    # Calls of sglang's own functions, and of the standard library, are not such sites.
+    assert not any(
+        s["form"] == "call" and s["message"].startswith(("print(", "getattr("))
+        for s in sites.values()
+    )

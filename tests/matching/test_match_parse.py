@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.matching.parse import (
+    ROLE_BODY,
     ROLE_CHAINED,
     ROLE_LAST,
     ROLE_PLAIN,
@@ -329,3 +330,28 @@ def test_a_traceback_collapsed_onto_one_line_is_cut_back_into_lines():
     last = by_role(parsed, ROLE_LAST)[0]
     assert (last.error_class, last.message) == ("ValueError", "no tokenizer")
     assert last.frames[-1].function == "__init__"
+
+
+def test_an_error_body_cut_off_before_its_closing_quote_is_still_read():
+    text = (
+        '{"object":"error","message":"Decode handshake failed for request rank=0: '
+        "Could not fetch prefill parallel info from bootstrap_addr: 10.160.1."
+    )
+    bodies = [e.message for e in parse_error(text).exceptions if e.role == ROLE_BODY]
+    assert bodies == [
+        "Decode handshake failed for request rank=0: Could not fetch prefill parallel "
+        "info from bootstrap_addr: 10.160.1."
+    ]
+
+
+def test_a_frame_in_inline_code_over_two_lines_is_read():
+    text = (
+        '`File "/ws/sglang/python/sglang/srt/model_loader/weight_utils.py", line 535, in '
+        "default_weight_loader\n      assert param.size() == loaded_weight.size()`"
+    )
+    (frame,) = [f for e in parse_error(text).exceptions for f in e.frames]
+    assert (frame.line, frame.function) == (535, "default_weight_loader")
+    assert frame.source == "assert param.size() == loaded_weight.size()"
+    # Balanced inline code inside a message keeps its backticks.
+    msg = "OutOfResources: Reducing block sizes or `num_stages` may help."
+    assert parse_error(msg).exceptions[0].message.endswith("`num_stages` may help.")

@@ -13,6 +13,8 @@ from app.matching.services import (
     CLASS_UNKNOWN,
     MAX_SCORED_HITS,
     class_agreement,
+    file_named,
+    paste_words,
     path_suffix_hit,
 )
 
@@ -593,3 +595,94 @@ def test_a_message_thousands_of_sites_raise_still_answers_the_frames_file():
     assert result.matches[0].record_id == entries[-1].record_id
     bare = match_error("RuntimeError: CUDA error: out of memory", index, limit=5)
     assert [m.record_id for m in bare.matches] == [e.record_id for e in entries[:5]]
+
+
+def _arch_entries():
+    head = "Model architectures {architectures} "
+    return [
+        PatternEntry(
+            rid,
+            r"Model architectures .+ " + tail.replace(".", r"\.") + r" .+",
+            "ValueError",
+            "python/sglang/srt/models/registry.py",
+            line,
+            head + tail + " {rest}",
+            function=function,
+        )
+        for rid, tail, line, function in (
+            ("inspect", "failed to be inspected. Please check the logs for more details.", 70, "f"),
+            ("unsupported", "are not supported for now. Supported architectures:", 75, "g"),
+        )
+    ]
+
+
+def test_a_message_that_goes_on_differently_ranks_by_how_far_it_follows_the_template():
+    """Both templates share `Model architectures {x} `; the paste then carries one's next
+    words before it ends in the writer's own ("for now?")."""
+    index = MatchIndex(_arch_entries())
+    for text in (
+        "`Model architectures ['LlavaNextForConditionalGeneration'] are not supported for now? `",
+        "[Bug] New model: \"Model architectures ['DeciLMForCausalLM'] are not supported for now.\"",
+    ):
+        ranked = [m.record_id for m in match_error(text, index).matches]
+        assert ranked[0] == "unsupported", text
+
+
+def test_a_frame_with_the_records_whole_path_outranks_a_same_named_file_elsewhere():
+    """sglang has two `distributed/device_communicators/pynccl_wrapper.py`: the traceback's
+    path says which one raised."""
+    entries = [
+        PatternEntry(
+            rid,
+            r"NCCL error: .+",
+            "RuntimeError",
+            f"python/sglang/{root}/distributed/device_communicators/pynccl_wrapper.py",
+            line,
+            "NCCL error: {error_str}",
+            function="NCCL_CHECK",
+        )
+        for rid, root, line in (("gen", "multimodal_gen/runtime", 330), ("srt", "srt", 340))
+    ]
+    text = (
+        'File "/env/lib/python3.10/site-packages/sglang/srt/distributed/'
+        'device_communicators/pynccl_wrapper.py", line 329, in NCCL_CHECK\n'
+        '    raise RuntimeError(f"NCCL error: {error_str}")\n'
+        "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"
+    )
+    ranked = match_error(text, MatchIndex(entries)).matches
+    assert [m.record_id for m in ranked] == ["srt", "gen"]
+
+
+def test_the_pastes_own_words_naming_a_file_break_a_tie():
+    """One call in several files raises the same TypeError; the title names the model."""
+    entries = [
+        PatternEntry(
+            rid,
+            r"gptq_marlin_gemm\(\) got an unexpected keyword argument '[^']+'",
+            "TypeError",
+            f"python/sglang/srt/layers/quantization/{name}.py",
+            50,
+            "gptq_marlin_gemm() got an unexpected keyword argument '{keyword}'",
+        )
+        for rid, name in (("awq", "awq"), ("fp8", "marlin_utils_fp8"), ("gptq", "gptq"))
+    ]
+    text = (
+        "[Bug] Qwen3-VL-235B-A22B-Thinking-FP8 TypeError: gptq_marlin_gemm() got an "
+        "unexpected keyword argument 'b_bias'"
+    )
+    assert match_error(text, MatchIndex(entries)).matches[0].record_id == "fp8"
+    # The message's own words name no file: without the title, the tie falls to the path.
+    bare = "TypeError: gptq_marlin_gemm() got an unexpected keyword argument 'b_bias'"
+    assert match_error(bare, MatchIndex(entries)).matches[0].record_id == "awq"
+
+
+def test_a_log_line_naming_a_module_path_names_its_file():
+    words = paste_words(
+        "Ignore import error when loading sglang.srt.models.glm4v_moe: No module named 'x'",
+        ["Ignore import error when loading sglang.srt.models.glm4v_moe: No module named 'x'"],
+    )
+    named = [
+        file_named(words, f"python/sglang/srt/models/{name}.py")
+        for name in ("glm4v_moe", "glm4v", "llama")
+    ]
+    assert named[0] > named[1] > named[2] == 0
