@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -92,11 +92,14 @@ _NO_MODULE = re.compile(r"No module named ['\u2018\u2019\"]?([\w.]+)")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 # Words of the paste that can name a file: a model in a title ("Deepseek V3", "FP8"), a
 # module path in a log (`sglang.srt.models.glm4v_moe`). Read from the paste's start only.
-_WORD = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
-MAX_NAMING_CHARS = 4000
+MAX_NAMING_CHARS = 1500
 MIN_NAMING_WORD = 3
 MIN_NAMED_MESSAGE = 8
-_MODULE_PATH = re.compile(r"\b(?:\w+[./]){2,}(\w+)(?:\.py)?\b")
+_NAMED = 6  # where the ranking key holds how plainly the paste names the record's file
+_PUNCTUATION = "".join(chr(c) for c in range(128) if not (chr(c).isalnum() or chr(c) == "_"))
+_WORD_CHARS = str.maketrans(_PUNCTUATION, " " * len(_PUNCTUATION))
+_PATH_PUNCTUATION = _PUNCTUATION.replace(".", "").replace("/", "")
+_PATH_CHARS = str.maketrans(_PATH_PUNCTUATION, " " * len(_PATH_PUNCTUATION))
 # Parts of file names that name no model or feature.
 _GENERIC_STEMS = frozenset(
     "utils util common base model models layer layers config configs manager managers "
@@ -308,7 +311,6 @@ def _build(
     similarity: float | None,
     cut: bool = False,
     memo: _Memo | None = None,
-    words: frozenset[str] = frozenset(),
 ) -> _Item:
     agreement = class_agreement(exc.error_class, entry.error_class)
     if kind == KIND_STATEMENT and exc.error_class:
@@ -387,7 +389,7 @@ def _build(
         2 if frame is None else int(not whole_path),
         not same_function,
         not _mentions(exc.message, entry.function),
-        -file_named(words, entry.file_path) if words else 0,
+        0,  # the paste's words naming the file: filled in by _rank for tied sites only
         dist if dist is not None else 10**9,
         entry.is_draft is not False,
         -specificity,
@@ -430,18 +432,21 @@ def _mentions(text: str, function: str | None) -> bool:
 def paste_words(text: str, messages: Iterable[str] = ()) -> frozenset[str]:
     """Words of a paste's start that could name a file (lowercase, `_`-joined kept): the
     writer's own words (a title's "Deepseek V3 bf16"), not the error messages' (which the
-    patterns already weigh), plus the last part of a module path or file path anywhere
-    (`sglang.srt.models.glm4v_moe`, `models/llama.py`)."""
+    patterns already weigh), plus the last part of a dotted or slashed path anywhere
+    (`sglang.srt.models.glm4v_moe`, `models/llama.py`). str.translate and split, no regex:
+    this runs for every paste."""
     head = text[:MAX_NAMING_CHARS]
-    found: list[str] = []
+    paths: list[str] = []
     for message in messages:
         if len(message) >= MIN_NAMED_MESSAGE and message in head:
             head = head.replace(message, " ")
-        found.extend(m.group(1) for m in _MODULE_PATH.finditer(message[:MAX_NAMING_CHARS]))
-    found.extend(_WORD.findall(head.lower()))
-    out = set()
-    for word in found:
-        word = word.lower()
+        if "." in message or "/" in message:
+            for token in message[:MAX_NAMING_CHARS].lower().translate(_PATH_CHARS).split():
+                pieces = token.replace("/", ".").split(".")
+                if len(pieces) >= 3:
+                    paths.append(pieces[-2] if pieces[-1] == "py" else pieces[-1])
+    out: set[str] = set()
+    for word in (*head.lower().translate(_WORD_CHARS).split(), *paths):
         out.add(word)
         if "_" in word:
             out.update(word.split("_"))
@@ -499,13 +504,18 @@ def _site_template(message: str) -> str:
     return _SPACE.sub(" ", _PLACEHOLDER.sub("{}", message)).strip()
 
 
-def _rank(scored: dict[str, _Item], index: MatchIndex, limit: int) -> tuple[Match, ...]:
+def _rank(
+    scored: dict[str, _Item],
+    index: MatchIndex,
+    limit: int,
+    words: Callable[[], frozenset[str]] | None = None,
+) -> tuple[Match, ...]:
     """Best first, one result per raise site; a curated record represents its site."""
     groups: dict[tuple[str, str, str, str], list[_Item]] = {}
     for item in sorted(scored.values(), key=lambda km: km[0]):
         entry = index.get(item[1].record_id) or PatternEntry(item[1].record_id, "")
         groups.setdefault(site_key(entry), []).append(item)
-    ranked: list[tuple[tuple[Any, ...], _Scored, tuple[str, ...]]] = []
+    ranked: list[tuple[tuple[Any, ...], _Scored, tuple[str, ...], str]] = []
     for members in groups.values():
         # Past the evidence of the paste itself, a site whose wordings matched more often,
         # then one that more pinned releases have (users run many releases), goes first:
@@ -516,11 +526,23 @@ def _rank(scored: dict[str, _Item], index: MatchIndex, limit: int) -> tuple[Matc
         curated = [m for _, m in members if _is_curated(index, m.record_id)]
         head = curated[0] if curated else members[0][1]
         others = tuple(m.record_id for _, m in members if m.record_id != head.record_id)
-        ranked.append((best_key, head, others))
+        ranked.append((best_key, head, others, found.file_path or "" if found else ""))
     ranked.sort(key=lambda km: km[0])
+    shown = ranked[: limit + 1]
+    tied = any(a[0][:_NAMED] == b[0][:_NAMED] for a, b in zip(shown, shown[1:], strict=False))
+    if words is not None and tied:
+        # Sites the evidence cannot tell apart: the paste's own words naming a file decide.
+        # Read only then (a paste's words cost a tenth of a match).
+        found_words = words()
+        if found_words:
+            ranked = [
+                ((*key[:_NAMED], -file_named(found_words, path), *key[_NAMED + 1 :]), h, o, path)
+                for key, h, o, path in ranked
+            ]
+            ranked.sort(key=lambda km: km[0])
     return tuple(
         Match(head.record_id, head.score, Explanation(*head.why), others)
-        for _, head, others in ranked[:limit]
+        for _, head, others, _path in ranked[:limit]
     )
 
 
@@ -548,7 +570,6 @@ def _frame_items(
     parsed: ParsedError,
     index: MatchIndex,
     memo: _Memo | None = None,
-    words: frozenset[str] = frozenset(),
 ) -> tuple[Frame | None, list[_Item]]:
     """Records raised in the file of the innermost frame the catalog knows."""
     for exc in parsed.exceptions:
@@ -582,7 +603,6 @@ def _frame_items(
                     specificity=index.specificity(entry.record_id),
                     similarity=None,
                     memo=memo,
-                    words=words,
                 )
                 for entry in entries
             ]
@@ -598,7 +618,6 @@ def _statement_items(
     parsed: ParsedError,
     index: MatchIndex,
     memo: _Memo | None = None,
-    words: frozenset[str] = frozenset(),
 ) -> list[_Item]:
     """Statement sites an exception's innermost frame is on: same file, function and
     statement line (as the frame shows it), and a class that statement raises."""
@@ -635,7 +654,6 @@ def _statement_items(
                     specificity=index.specificity(entry.record_id),
                     similarity=None,
                     memo=memo,
-                    words=words,
                 )
             )
     return items
@@ -792,7 +810,6 @@ def match_parsed(
     memo: _Memo = {}
     budget = VerifyBudget.start()
     frame_files = {file_key(f.file) for e in parsed.exceptions for f in e.frames}
-    words = paste_words(parsed.text, [e.message for e in parsed.exceptions])
     for exc in parsed.exceptions:
         whole = False
         for hit in _most_likely(index.search(exc.message, budget), exc, frame_files):
@@ -806,7 +823,6 @@ def match_parsed(
                 specificity=hit.specificity,
                 similarity=None,
                 memo=memo,
-                words=words,
             )
             _keep_best(scored, item)
         if whole:
@@ -822,15 +838,14 @@ def match_parsed(
                 similarity=None,
                 cut=hit.cut,
                 memo=memo,
-                words=words,
             )
             _keep_best(scored, item)
-    for item in _statement_items(parsed, index, memo, words):
+    for item in _statement_items(parsed, index, memo):
         _keep_best(scored, item)
     frame: Frame | None = None
     if not any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values()):
         # No message evidence, or only interpreter-worded messages of files no frame is in.
-        frame, items = _frame_items(parsed, index, memo, words)
+        frame, items = _frame_items(parsed, index, memo)
         for item in items:
             _keep_best(scored, item)
     fallback = False
@@ -849,10 +864,14 @@ def match_parsed(
                     specificity=index.specificity(record_id),
                     similarity=sim,
                     memo=memo,
-                    words=words,
                 )
                 _keep_best(scored, item)
-    matches = _rank(scored, index, limit)
+    matches = _rank(
+        scored,
+        index,
+        limit,
+        lambda: paste_words(parsed.text, [e.message for e in parsed.exceptions]),
+    )
     kind = matches[0].why.kind if matches else None
     cut = bool(matches) and matches[0].why.cut
     answer = _answer(parsed, kind, sum(1 for m in matches if m.why.kind == kind), frame, cut)
