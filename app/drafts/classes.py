@@ -14,7 +14,15 @@ import ast
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from app.drafts.extract import Part, Placeholder, _name, has_literal_text, message_parts, normalise
+from app.drafts.extract import (
+    Part,
+    Placeholder,
+    _name,
+    bind_arguments,
+    has_literal_text,
+    message_parts,
+    normalise,
+)
 
 _EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
@@ -30,14 +38,7 @@ class ClassMessage:
 
     def construct(self, call: ast.Call) -> tuple[Part, ...]:
         """The message a construction `Name(args)` gives."""
-        values: dict[str, ast.expr] = {}
-        for param, arg in zip(self.params, call.args, strict=False):
-            if isinstance(arg, ast.Starred):
-                break
-            values[param] = arg
-        for keyword in call.keywords:
-            if keyword.arg in self.params:
-                values[keyword.arg] = keyword.value
+        values = bind_arguments(self.params, call)
         out: list[Part] = []
         for part in self.parts:
             if isinstance(part, Placeholder) and part.name in values:

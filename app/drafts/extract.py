@@ -194,3 +194,16 @@ def message_arg(call: ast.Call) -> ast.expr | None:
     if call.args:
         return call.args[0]
     return next((k.value for k in call.keywords if k.arg in ("msg", "message")), None)
+
+
+def bind_arguments(params: tuple[str, ...], call: ast.Call) -> dict[str, ast.expr]:
+    """A call's arguments by the callee's parameter names (positional up to a `*args`)."""
+    values: dict[str, ast.expr] = {}
+    for param, arg in zip(params, call.args, strict=False):
+        if isinstance(arg, ast.Starred):
+            break
+        values[param] = arg
+    for keyword in call.keywords:
+        if keyword.arg in params:
+            values[keyword.arg] = keyword.value
+    return values

@@ -20,6 +20,7 @@ from app.drafts.extract import (
     Placeholder,
     _exception_class,
     _name,
+    bind_arguments,
     message_arg,
     message_parts,
     normalise,
@@ -57,14 +58,7 @@ class RaisingHelper:
     ) -> list[tuple[HelperRaise, tuple[Part, ...]]]:
         """Each raise's message for this call, when the call passes literal text into it.
         `resolve` turns an argument into its template (in the caller's function)."""
-        values: dict[str, ast.expr] = {}
-        for param, arg in zip(self.params, call.args, strict=False):
-            if isinstance(arg, ast.Starred):
-                break
-            values[param] = arg
-        for keyword in call.keywords:
-            if keyword.arg in self.params:
-                values[keyword.arg] = keyword.value
+        values = bind_arguments(self.params, call)
         out = []
         for raised in self.raises:
             parts: list[Part] = []
