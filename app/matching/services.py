@@ -433,8 +433,7 @@ def paste_words(text: str, messages: Iterable[str] = ()) -> frozenset[str]:
     """Words of a paste's start that could name a file (lowercase, `_`-joined kept): the
     writer's own words (a title's "Deepseek V3 bf16"), not the error messages' (which the
     patterns already weigh), plus the last part of a dotted or slashed path anywhere
-    (`sglang.srt.models.glm4v_moe`, `models/llama.py`). str.translate and split, no regex:
-    this runs for every paste."""
+    (`sglang.srt.models.glm4v_moe`, `models/llama.py`). Read only when shown sites tie."""
     head = text[:MAX_NAMING_CHARS]
     paths: list[str] = []
     for message in messages:
@@ -567,9 +566,7 @@ def default_text_search(index: MatchIndex) -> TextSearch:
 
 
 def _frame_items(
-    parsed: ParsedError,
-    index: MatchIndex,
-    memo: _Memo | None = None,
+    parsed: ParsedError, index: MatchIndex, memo: _Memo | None = None
 ) -> tuple[Frame | None, list[_Item]]:
     """Records raised in the file of the innermost frame the catalog knows."""
     for exc in parsed.exceptions:
@@ -615,9 +612,7 @@ def _statement_text(text: str | None) -> str:
 
 
 def _statement_items(
-    parsed: ParsedError,
-    index: MatchIndex,
-    memo: _Memo | None = None,
+    parsed: ParsedError, index: MatchIndex, memo: _Memo | None = None
 ) -> list[_Item]:
     """Statement sites an exception's innermost frame is on: same file, function and
     statement line (as the frame shows it), and a class that statement raises."""

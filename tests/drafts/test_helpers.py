@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from dataclasses import replace
 
 import pytest
 
@@ -50,12 +51,8 @@ CALLER = textwrap.dedent(
 
 
 def _helpers():
-    found = [h for h in raising_helpers(ast.parse(HELPERS))]
-    return by_name([h.__class__(**{**_fields(h), "path": "pkg/utils.py"}) for h in found])
-
-
-def _fields(helper):
-    return {f: getattr(helper, f) for f in helper.__slots__}
+    found = raising_helpers(ast.parse(HELPERS))
+    return by_name([replace(h, path="pkg/utils.py") for h in found])
 
 
 @pytest.mark.unit
