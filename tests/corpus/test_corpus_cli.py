@@ -264,3 +264,24 @@ def test_a_message_reported_to_the_client_matches_when_cut_off(built, client):
     record = client.get(f"/api/v1/records/{top['id']}").get_json()
     assert record["site"]["whyFired"]["form"] == "reported"
     assert record["site"]["whyFired"]["function"] == "validate_input_length"
+
+
+def test_a_message_a_helper_raises_and_a_kernel_call_answer_through_the_api(built, client):
+    """A message passed to `assert_pkg_version` is raised in srt/utils.py; a flashinfer
+    wrapper built with another signature fails at sglang's call."""
+    text = (
+        "Exception: flashinfer_python is installed with version 0.1.6, which is less than "
+        "the minimum required version 0.2.1.post1. Please uninstall the old version and "
+        "reinstall the latest version by following the instructions at "
+        "https://docs.flashinfer.ai/installation.html."
+    )
+    top = _top(client, text)["matches"][0]
+    assert top["at"]["filePath"].endswith("sglang/srt/utils.py")
+    assert top["errorMessage"].startswith("flashinfer_python is installed with version {")
+    text = (
+        "TypeError: BatchPrefillWithPagedKVCacheWrapper.__init__() got an unexpected keyword "
+        "argument 'backend'"
+    )
+    found = _top(client, text)["matches"]
+    assert found and all(m["errorClass"] == "TypeError" for m in found)
+    assert found[0]["at"]["filePath"].endswith("layers/attention/flashinfer_backend.py")
