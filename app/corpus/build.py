@@ -132,9 +132,9 @@ def _package_lines(
     releases: list[Release], wheels: dict[str, Path], drafts: dict[str, ReleaseDraft], version: str
 ) -> Iterator[dict[str, Any]]:
     repo = releases[0].repo
-    by_version = {r.version: r for r in releases}
-    tags = {r.version: r.tag for r in releases}
-    chains = merge_releases([(r.version, drafts[r.sha256].sites) for r in releases])
+    by_version = {r.release: r for r in releases}
+    tags = {r.release: r.tag for r in releases}
+    chains = merge_releases([(r.release, drafts[r.sha256].sites) for r in releases])
     seen: dict[str, int] = {}
     ids = [_site_id(repo, chain, seen) for chain in chains]
     latest_of: dict[str, list[int]] = {}
@@ -200,7 +200,7 @@ def build_corpus(pins: Pins, cache: Path, progress: Progress | None = None) -> B
             {
                 "package": r.package,
                 "repo": r.repo,
-                "version": r.version,
+                "version": r.release,
                 "tag": r.tag,
                 "forms": drafts[r.sha256].forms,
                 "drafted": drafts[r.sha256].drafted,

@@ -216,6 +216,9 @@ def frame_evidence(index: FrameIndex, frames: Sequence[FrameLike]) -> Evidence:
     entry, frame = innermost
     release = ordered.get(entry.repo, ())[-1:] or (None,)
     at = release[0]
+    if at is not None and at not in entry.sites:
+        # The repo's other package (sgl-kernel beside sglang): the file's own newest release.
+        at = max(entry.sites, key=version_key, default=None)
     own = (
         entry.functions.get(frame.function, {}).get(at)
         if frame.function is not None and at

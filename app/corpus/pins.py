@@ -30,10 +30,18 @@ class Release:
     exclude: tuple[str, ...] = ()
     # Also draft statement sites (imports, bare asserts, mapping lookups): see scan.py.
     statements: bool = False
+    # Names the release in the corpus when the repo holds another package's releases too
+    # (sgl-kernel's 0.4.10 is not sglang's 0.4.10): `releasePrefix` in the pins.
+    release_prefix: str = ""
 
     @property
     def label(self) -> str:
         return f"{self.package} {self.version}"
+
+    @property
+    def release(self) -> str:
+        """The release as records and their locations name it."""
+        return self.release_prefix + self.version
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +89,9 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
         statements = pkg.get("statements", False)
         if not isinstance(statements, bool):
             raise PinError(f"{where}: `statements` must be true or false")
+        prefix = pkg.get("releasePrefix", "")
+        if not isinstance(prefix, str):
+            raise PinError(f"{where}: `releasePrefix` must be a string")
         for j, rel in enumerate(pkg["releases"]):
             rwhere = f"{where}.releases[{j}]"
             if not isinstance(rel, dict):
@@ -94,13 +105,15 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
                     package=name,
                     repo=repo,
                     version=version,
-                    tag=str(tag_format).format(version=version),
+                    # A release tagged in another repo's scheme names its tag itself.
+                    tag=str(rel.get("tag") or str(tag_format).format(version=version)),
                     wheel=_str(rel, "wheel", rwhere),
                     sha256=sha,
                     path_prefix=str(pkg.get("pathPrefix", "")),
                     include=include,
                     exclude=exclude,
                     statements=statements,
+                    release_prefix=prefix,
                 )
             )
     if only and not releases:

@@ -48,6 +48,7 @@ VERIFY_BUDGET_S = 0.25
 _START_MARKS = re.compile(r"(?::|[.!?])[ \t]+|(?:^|(?<=\s))[\"\u201c`]")
 _PREFIX_STARTS = re.compile(r"\n[ \t]*|" + _START_MARKS.pattern)  # line starts too
 _END_MARKS = re.compile(r"[.!?](?=[ \t])|(?=:[ \t])|(?=[\"\u201d`](?:[\s.,;:!?)]|$))")
+_QUOTE_CLOSE = {"`": "`", '"': '"', "\u201c": "\u201d"}
 _WORD_START = re.compile(r"(?<=\s)\S")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
 _VALUE = itemgetter(1)  # an automaton hit's value: (end, value)
@@ -184,8 +185,9 @@ def _overlap_end(template: str, text: str, chars: int) -> int:
 
 @lru_cache(maxsize=1 << 16)
 def _template_parts(template: str) -> tuple[str, ...]:
-    """A message template's literal parts, around its ``{placeholders}``."""
-    return tuple(_PLACEHOLDER.split(template))
+    """A message template's literal parts, around its ``{placeholders}``; a leading newline
+    or indent (a triple-quoted message) is not what a paste starts with."""
+    return tuple(_PLACEHOLDER.split(template.lstrip()))
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -409,7 +411,7 @@ class MatchIndex:
                 name = message[len(head) :]
                 self._by_inner.setdefault(name[:PREFIX_KEY].casefold(), []).append(idx)
                 continue
-            parts = _PLACEHOLDER.split(entry.error_message or "")
+            parts = _template_parts(entry.error_message or "")
             if len(parts[0]) >= PREFIX_KEY:
                 self._by_head.setdefault(parts[0][:PREFIX_KEY].casefold(), []).append(idx)
             elif parts[0].strip():
@@ -569,6 +571,9 @@ class MatchIndex:
             if not found:
                 continue
             text = message[start:]
+            closing = _QUOTE_CLOSE.get(message[start - 1]) if start else None
+            if closing is not None and closing in text:
+                text = text[: text.index(closing)]  # `quoted` in a line of prose: ends there
             for idx in found:
                 if idx in seen:
                     continue
@@ -582,7 +587,7 @@ class MatchIndex:
                 if chars < (MIN_PREFIX_CHARS if cut else MIN_DIVERGED_CHARS):
                     continue
                 seen.add(idx)
-                end = len(message) if cut else start + _overlap_end(template, text, chars)
+                end = start + (len(text) if cut else _overlap_end(template, text, chars))
                 hits.append(PatternHit(self._entries[idx], start, end, False, chars, cut))
         return hits
 

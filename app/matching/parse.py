@@ -41,6 +41,12 @@ _INLINE_EXC = re.compile(
     r"|(?:[a-z_]\w{0,100}\.){1,8}[A-Z]\w{0,100}): (\S[^\n]{0,8000})"
 )
 _CLOSING = {"`": "`", '"': '"', "'": "'", "(": ")"}
+# An import error a log line quotes without its class, after the logger's own words:
+# "Ignore import error when loading sglang.srt.models.x: No module named 'transformers.y'".
+_LOGGED_IMPORT = re.compile(
+    r":\s+((No module named|cannot import name) ['\"\u2018][\w.]{1,300}['\"\u2019][^\n]{0,500})"
+)
+_IMPORT_CLASS = {"No module named": "ModuleNotFoundError", "cannot import name": "ImportError"}
 # The message of an error body, JSON or a Python repr: "message": "...", 'message': '...'
 # The closing quote may be missing: a body cut off at the end of a line or of the paste.
 _BODY_MESSAGE = re.compile(
@@ -246,9 +252,24 @@ def _plain(lines: list[Line]) -> list[ParsedException]:
             message, i = _read_message(lines, i, first, lines[i].prefix, _indent(lines[i].text))
             found.append(ParsedException(cls, _unquoted(message), (), ROLE_PLAIN))
             continue
+        if cls and _opens_message(lines, i) and looks_like_exception_class(cls):
+            # `ImportError:` alone on its line: a message that starts with a newline.
+            nxt = lines[i + 1]
+            message, i = _read_message(
+                lines, i + 1, nxt.text.strip(), nxt.prefix, _indent(nxt.text)
+            )
+            found.append(ParsedException(cls, message, (), ROLE_PLAIN))
+            continue
         inline = _inline_exception(lines[i].text)
         if inline is not None:
             found.append(ParsedException(inline[0], inline[1], (), ROLE_PLAIN))
+        else:
+            logged = _LOGGED_IMPORT.search(lines[i].text)
+            if logged is not None:
+                cls = _IMPORT_CLASS[logged.group(2)]
+                message = logged.group(1).rstrip().rstrip("`")
+                if not any(e.message == message for e in found):
+                    found.append(ParsedException(cls, message, (), ROLE_PLAIN))
         i += 1
     body = "\n".join(line.text for line in lines if not line.text.strip().startswith("```"))
     body = body.strip()[-MAX_PLAIN_CHARS:]
@@ -256,6 +277,32 @@ def _plain(lines: list[Line]) -> list[ParsedException]:
     if body and not (only and body == f"{only.error_class}: {only.message}"):
         found.append(ParsedException(None, body, (), ROLE_PLAIN))
     return found
+
+
+def _opens_message(lines: list[Line], i: int) -> bool:
+    """Line i is `Class:` with nothing after it, and a line of text follows."""
+    if not lines[i].text.rstrip().endswith(":") or i + 1 >= len(lines):
+        return False
+    nxt = lines[i + 1].text.strip()
+    return bool(nxt) and not nxt.startswith("```") and _FRAME.match(nxt) is None
+
+
+def _without_frames(lines: list[Line]) -> list[Line]:
+    """The lines that are not a traceback's: its header, `File ...` lines and the source
+    line under each."""
+    kept: list[Line] = []
+    after_frame = False
+    for line in lines:
+        s = line.text
+        if TRACEBACK_HEADER in s or _FRAME.match(s):
+            after_frame = _FRAME.match(s) is not None
+            continue
+        if after_frame and s.strip() and not _is_exception_line(s):
+            after_frame = False
+            continue
+        after_frame = False
+        kept.append(line)
+    return kept
 
 
 def _unquoted(message: str) -> str:
@@ -337,10 +384,14 @@ def parse_error(raw: str | bytes) -> ParsedError:
     if exceptions and all(not e.message and e.error_class is None for e in exceptions):
         # Frames without an exception line after them (the error was pasted first, or
         # the paste stops at the frames): the error comes from the rest of the text.
+        # The frames themselves are no message: without any other text, the frames alone
+        # say where (a bare assert's line, quoted with its frame).
         frames = next((e.frames for e in exceptions if e.frames), ())
-        exceptions = [
-            ParsedException(e.error_class, e.message, frames, e.role) for e in _plain(lines)
-        ]
+        rest = _plain(_without_frames(lines))
+        exceptions = [ParsedException(e.error_class, e.message, frames, e.role) for e in rest]
+        if not exceptions and frames:
+            cls = _class_from_source(None, list(frames))
+            exceptions = [ParsedException(cls, "", frames, ROLE_LAST)]
     if not exceptions:
         exceptions = _plain(lines)
     # What a client got back wraps the server's message in a body: match that message too.

@@ -355,3 +355,36 @@ def test_a_frame_in_inline_code_over_two_lines_is_read():
     # Balanced inline code inside a message keeps its backticks.
     msg = "OutOfResources: Reducing block sizes or `num_stages` may help."
     assert parse_error(msg).exceptions[0].message.endswith("`num_stages` may help.")
+
+
+def test_frames_alone_are_no_message():
+    # A frame quoted without its exception line: the frame says where; its lines are not
+    # a message to match (a bare assert's source would match other files' asserts).
+    text = (
+        '`File "/ws/sglang/python/sglang/srt/model_loader/weight_utils.py", line 535, in '
+        "default_weight_loader\n      assert param.size() == loaded_weight.size()`"
+    )
+    (exc,) = parse_error(text).exceptions
+    assert (exc.message, exc.error_class, len(exc.frames)) == ("", None, 1)
+    # Words of the writer's own beside the frames are still read as the message.
+    text = 'Loading fails with a 400 here:\n  File "/x/sglang/srt/a.py", line 3, in f\n    g()'
+    (exc,) = parse_error(text).exceptions
+    assert exc.message == "Loading fails with a 400 here:"
+    assert exc.frames[0].source == "g()"
+
+
+def test_an_import_error_a_log_line_quotes_without_its_class_is_read():
+    line = (
+        "[2025-08-24 06:25:37 TP0] Ignore import error when loading sglang.srt.models.glm4v_moe:"
+        " No module named 'transformers.models.glm4v_moe'"
+    )
+    first = parse_error(line + "\n" + line.replace("TP0", "TP7")).exceptions[0]
+    assert first.error_class == "ModuleNotFoundError"
+    assert first.message == "No module named 'transformers.models.glm4v_moe'"
+    logged = "Failed to load x: cannot import name 'Qwen3Config' from 'transformers' (/p/t.py)"
+    assert parse_error(logged).exceptions[0].error_class == "ImportError"
+    # An exception line of its own is read as before, once.
+    plain = parse_error("ModuleNotFoundError: No module named 'vllm'").exceptions
+    assert [(e.error_class, e.message) for e in plain] == [
+        ("ModuleNotFoundError", "No module named 'vllm'")
+    ]
