@@ -2,8 +2,10 @@
 
 Identity is the message skeleton (placeholders as `{}`) plus the enclosing function, not
 the line. Releases are taken oldest first; each site joins, in order of preference:
-the chain with the same file, function and skeleton; the chain with the same function and
-skeleton in another file (the site *moved*); the chain in the same file and function with
+the chain with the same file, function and skeleton; the chain with the same file and
+skeleton in another function (the check was split out or its function renamed); the chain
+with the same function and skeleton in another file (the site *moved*); the chain in the
+same file and function with
 the same class and a similar message that did not continue (the message was *reworded*).
 Otherwise it starts a new chain.
 """
@@ -63,9 +65,11 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
         exact: dict[tuple[str, str, str], list[Chain]] = {}
         by_function: dict[tuple[str, str], list[Chain]] = {}
         by_file: dict[tuple[str, str, str], list[Chain]] = {}
+        by_path: dict[tuple[str, str], list[Chain]] = {}
         for known in chains:
             path, function, skel = known.key()
             exact.setdefault((path, function, skel), []).append(known)
+            by_path.setdefault((path, skel), []).append(known)
             by_function.setdefault((function, skel), []).append(known)
             by_file.setdefault((path, function, known.latest["cls"]), []).append(known)
         claimed: set[int] = set()
@@ -77,8 +81,20 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
                 pending.append(site)
             else:
                 chain.locations.append((release, site))
-        unmatched: list[dict[str, Any]] = []
+        # The same message in the same file, in another function (split out or renamed):
+        # before a function of the same name in another file, which may be a copy of the
+        # code elsewhere in the package (srt/.../fp8.py and multimodal_gen/.../fp8.py).
+        moved_out: list[dict[str, Any]] = []
         for site in pending:
+            chain = None
+            if site.get("form") != FORM_LOOKUP:
+                chain = _claim(by_path.get((site["path"], identity(site)), []), claimed)
+            if chain is None:
+                moved_out.append(site)
+            else:
+                chain.locations.append((release, site))
+        unmatched: list[dict[str, Any]] = []
+        for site in moved_out:
             skel = identity(site)
             chain = None
             if site["function"] != "<module>" and site.get("form") != FORM_LOOKUP:

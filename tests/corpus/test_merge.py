@@ -44,6 +44,23 @@ def test_moved_reworded_and_new_sites_chain_by_message_and_function():
     assert sorted(keys) == ["a/models/llama.py", "a/models/qwen.py"]
 
 
+def test_a_check_split_out_in_its_file_stays_its_site_not_a_copy_elsewhere():
+    # sglang 0.5.x: fp8.py's create_weights check moved into validate_block_quant_shapes,
+    # while multimodal_gen gained a copy of the class with the old function's name.
+    msg = "Weight output_partition_size = {} is not divisible by block_n = {}."
+    srt, mm = "srt/quantization/fp8.py", "multimodal_gen/quantization/fp8.py"
+    old = [site(srt, "Fp8LinearMethod.create_weights", msg, 200)]
+    new = [
+        site(mm, "Fp8LinearMethod.create_weights", msg, 221),
+        site(srt, "Fp8LinearMethod.validate_block_quant_shapes", msg, 606),
+    ]
+    chains = merge_releases([("0.4.6", old), ("0.5.5", new)])
+    assert sorted((c.first["path"], c.latest["path"], len(c.locations)) for c in chains) == [
+        (mm, mm, 1),
+        (srt, srt, 2),
+    ]
+
+
 def test_history_summary_says_range_move_and_rewording():
     locs = [
         Location("0.4.6", "a/backends.py", 75, "create", "Old words"),
