@@ -145,7 +145,7 @@ def template_overlap(template: str, text: str) -> tuple[int, bool]:
     parts = _template_parts(template)
     head = parts[0]
     if not head.strip():
-        return 0, False
+        return _overlap_after_value(parts, text)
     if not text.startswith(head):
         common = _common_prefix(head, text)
         if common == len(text):
@@ -171,6 +171,40 @@ def template_overlap(template: str, text: str) -> tuple[int, bool]:
     else:
         return 0, False
     return matched, True
+
+
+def _overlap_after_value(parts: tuple[str, ...], text: str) -> tuple[int, bool]:
+    """template_overlap of a template that starts with its placeholder (`{arch} has no
+    SGlang implementation ...`): the value is the text's first word, then the literal."""
+    if len(parts) < 2 or len(parts[1].strip()) < MIN_SHARED_LITERAL:
+        return 0, False
+    literal = parts[1]
+    word = len(text) - len(text.lstrip())
+    word = next((i for i in range(word, len(text)) if text[i].isspace()), len(text))
+    if word == 0 or word == len(text) or (literal[0].isspace() and text[word] != literal[0]):
+        return 0, False
+    if literal[0].isspace():
+        rest = text[word:]
+    else:  # `{name}: ...`: the literal starts inside the word
+        end = text.find(literal[:2], 1)
+        if end < 0 or end > word:
+            return 0, False
+        rest = text[end:]
+    if rest.startswith(literal):
+        chars = len(literal)
+        if len(parts) == 2:
+            return 0, False  # instantiated whole: a pattern match
+        # The rest as a template of its own, its head one character both sides share.
+        after, cut = template_overlap("{}".join(("\0",) + parts[2:]), "\0" + rest[chars:])
+        return (chars + max(after - 1, 0), cut) if after or cut else (chars, False)
+    common = _common_prefix(literal, rest)
+    if common == len(rest):
+        return common, True
+    # Words after a value are weaker evidence than a message's own start (" got an
+    # unexpected " follows many names): as much as a cut-off message must share.
+    words = rest.rfind(" ", 0, common + 1)
+    tail = len(rest) - max(words, 0)
+    return (words, False) if words >= MIN_PREFIX_CHARS and tail >= MIN_DIVERGED_TAIL else (0, False)
 
 
 def _overlap_end(template: str, text: str, chars: int) -> int:
@@ -414,8 +448,9 @@ class MatchIndex:
             parts = _template_parts(entry.error_message or "")
             if len(parts[0]) >= PREFIX_KEY:
                 self._by_head.setdefault(parts[0][:PREFIX_KEY].casefold(), []).append(idx)
-            elif parts[0].strip():
-                # "TP rank {} could finish ...": keyed on its first long literal instead.
+            elif parts[0].strip() or len(parts) > 1:
+                # "TP rank {} could finish ...", "{arch} has no SGlang implementation": keyed
+                # on the first long literal instead.
                 inner = next((p.lstrip() for p in parts[1:] if len(p.strip()) >= PREFIX_KEY), "")
                 if inner:
                     self._by_inner.setdefault(inner[:PREFIX_KEY].casefold(), []).append(idx)

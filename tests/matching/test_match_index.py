@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.matching.index import MatchIndex, PatternEntry
+from app.matching.index import MatchIndex, PatternEntry, template_overlap
 from app.matching.literals import extract, required_runs
 
 pytestmark = pytest.mark.unit
@@ -194,3 +194,26 @@ TP = {
     "ranks that didn't finish loading. It is likely due to unexpected failures (e.g., OOM) "
     "or a slow node."
 }
+
+
+def test_a_template_that_starts_with_its_value_matches_a_cut_off_message():
+    # sglang's `f"{arch} has no SGlang implementation and the Transformers ..."`, as an
+    # issue title cut it: the value is the first word, then the literal the text carries.
+    template = (
+        "{} has no SGlang implementation and the Transformers implementation is not "
+        "compatible with SGLang."
+    )
+    pattern = ".+?" + re.escape(template[2:])
+    entry = PatternEntry("a", pattern, "ValueError", error_message=template)
+    index = MatchIndex([entry])
+    (hit,) = index.prefix_search("Qwen3NextForCausalLM has no SGlang implementation")
+    assert (hit.cut, hit.specificity) == (True, 29)
+    assert template_overlap(template, "the Qwen3 model has no SGlang implementation") == (0, False)
+    # Generic words after a value are not enough to go on differently from.
+    other = "{} got an unexpected generation_mode={}. Supported options are only `text`"
+    said = "Tokenizer.apply_chat_template() got an unexpected keyword argument 'reasoning_effort'"
+    assert template_overlap(other, said) == (0, False)
+    # A later placeholder and literal are read on as for any template.
+    assert template_overlap(
+        "{} is not supported by {} for now, sorry", "x is not supported by y for n"
+    )[1]
