@@ -159,10 +159,12 @@ def template_overlap(template: str, text: str) -> tuple[int, bool]:
         found = text.find(literal, pos + 1)
         if found < 0:
             cut = _cut_literal(text, pos + 1, literal)
-            if cut:
+            if cut >= min(2, len(literal)):
                 return matched + cut, True
             if len(text) - pos < MIN_DIVERGED_TAIL:
-                return 0, False
+                # A short value that ends in the literal's first character ("." of ". Try
+                # again") ends inside the value; it is read on as any long value.
+                return (matched, True) if cut else (0, False)
             # The text may carry this literal's start before it goes on in other words
             # ("... are not supported for now?" of "... for now. Supported ..."): counted.
             return matched + _shared_literal(text, pos + 1, literal), False

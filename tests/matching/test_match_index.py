@@ -217,3 +217,13 @@ def test_a_template_that_starts_with_its_value_matches_a_cut_off_message():
     assert template_overlap(
         "{} is not supported by {} for now, sorry", "x is not supported by y for n"
     )[1]
+
+
+def test_a_value_ending_in_the_next_literals_first_character_is_no_cut_of_it():
+    # "... 'CUDA' backend." of "Capture cuda graph failed: {e}. Possible ...": the "." ends
+    # the value; counted as the literal's start it put this template before others alike.
+    template = "Capture cuda graph failed: {}. Possible solutions: lower --mem-fraction"
+    long_value = "Capture cuda graph failed: Could not run 'sgl_kernel::rmsnorm' on CUDA."
+    assert template_overlap(template, long_value) == (27, False)
+    assert template_overlap(template, "Capture cuda graph failed: oops.") == (27, True)
+    assert template_overlap(template, "Capture cuda graph failed: oops. Poss") == (33, True)
