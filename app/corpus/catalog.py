@@ -22,7 +22,7 @@ from app.corpus.evidence import FrameIndex
 from app.corpus.history import Location, at_release, version_key
 from app.corpus.models import ExceptionClassDef, RecordLocation, RecordSite
 from app.db import DbSession
-from app.drafts.scan import FORM_LOOKUP, STATEMENT_FORMS
+from app.drafts.scan import FORM_ASSERT, FORM_BARE_ASSERT, FORM_LOOKUP, STATEMENT_FORMS
 from app.extensions import db
 from app.matching import MatchIndex, PatternEntry
 from app.matching.services import default_text_search
@@ -192,6 +192,7 @@ def build_index(session: DbSession) -> MatchIndex:
     for row in locations:
         spans[row[0]] = spans.get(row[0], 0) + 1
     statements = _statements(session)
+    assertions = _assertions(session)
     current = [
         PatternEntry(
             rid,
@@ -205,6 +206,7 @@ def build_index(session: DbSession) -> MatchIndex:
             functions.get(rid) or None,
             *statements.get(rid, (None, False)),
             spans.get(rid, 0),
+            assertions.get(rid),
         )
         for rid, pattern, cls, path, line, message, is_draft, repo in session.execute(
             select(
@@ -267,6 +269,52 @@ def _statements(session: DbSession) -> dict[str, tuple[str | None, bool]]:
                 text = " ".join(lines[line - start].split()) or None
         out[rid] = (text, form == FORM_LOOKUP)
     return out
+
+
+def _assertions(session: DbSession) -> dict[str, str]:
+    """Assert sites (with a message or bare): the expression their first line asserts."""
+    out: dict[str, str] = {}
+    rows = session.execute(
+        select(Record.id, Record.source_code, Record.source_code_start, Record.line_number)
+        .join(RecordSite, Record.id == RecordSite.record_id)
+        .where(RecordSite.form.in_((FORM_ASSERT, FORM_BARE_ASSERT)))
+    )
+    for rid, source, start, line in rows:
+        if not (source and start and line and line >= start):
+            continue
+        lines = source.split("\n")
+        if line - start < len(lines):
+            expression = assert_expression(lines[line - start])
+            if expression:
+                out[rid] = expression
+    return out
+
+
+def assert_expression(line: str) -> str | None:
+    """`assert a % b == 0, "msg"` -> `a % b == 0`: the expression up to its message (or the
+    line's end, for one that goes on over lines), spaces collapsed."""
+    text = line.strip()
+    if not text.startswith("assert ") and not text.startswith("assert("):
+        return None
+    text = text[len("assert") :]
+    depth, quote, end = 0, "", len(text)
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            end = i
+            break
+        elif ch == "#":
+            end = i
+            break
+    expression = " ".join(text[:end].split())
+    return expression or None
 
 
 def get_catalog(

@@ -102,6 +102,9 @@ class PatternEntry:
     statement: str | None = None
     frame_only: bool = False
     releases: int = 0  # pinned releases that have the site (0: unknown)
+    # An assert's expression, as its first line reads (`numerator % denominator == 0`):
+    # a writer who quotes `assert <expr>` without the message is pointed to it.
+    assertion: str | None = None
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> PatternEntry:
@@ -265,6 +268,13 @@ def _cut_literal(text: str, start: int, literal: str) -> int:
     return 0
 
 
+# `assert <expr>` quoted in a message: the expression's text, to the end of its line.
+MIN_ASSERTION_CHARS = 16
+MAX_ASSERTION_HITS = 32
+_ASSERT_QUOTED = re.compile(r"(?<![\w.])assert\s+([^\n]{16,400})")
+_ASSERT_TRAIL = " `'\",;:"
+
+
 # Every import site's message starts the same way: such a message is keyed on its name.
 _IMPORT_HEADS = ("cannot import name ", "No module named ")
 
@@ -425,12 +435,16 @@ class MatchIndex:
         self._by_head: dict[str, list[int]] = {}
         self._by_inner: dict[str, list[int]] = {}
         self._by_file: dict[str, list[int]] = {}
+        self._by_assertion: dict[str, list[int]] = {}
         for entry in entries:
             idx = len(self._entries)
             self._entries.append(entry)
             self._by_id[entry.record_id] = idx
             if entry.file_path:
                 self._by_file.setdefault(file_key(entry.file_path), []).append(idx)
+            if entry.assertion and len(entry.assertion) >= MIN_ASSERTION_CHARS:
+                key = entry.assertion[:MIN_ASSERTION_CHARS]
+                self._by_assertion.setdefault(key, []).append(idx)
             if entry.frame_only:
                 self._specificity.append(0)
                 continue
@@ -646,6 +660,26 @@ class MatchIndex:
             if len(key) == PREFIX_KEY or pos + len(key) == len(message):
                 found.append((pos, key))
         found.sort()
+        return found
+
+    def assertion_search(self, message: str) -> list[tuple[PatternEntry, int, int]]:
+        """Assert sites whose expression the message quotes after `assert ` (the rest of
+        its line, or the expression's start): (entry, start, end) of the quoted text."""
+        found: list[tuple[PatternEntry, int, int]] = []
+        if not self._by_assertion:
+            return found
+        seen: set[int] = set()
+        for m in _ASSERT_QUOTED.finditer(message[:MAX_VERIFY_CHARS]):
+            quoted = " ".join(m.group(1).split()).rstrip(_ASSERT_TRAIL)
+            if len(quoted) < MIN_ASSERTION_CHARS:
+                continue
+            for idx in self._by_assertion.get(quoted[:MIN_ASSERTION_CHARS], ()):
+                expr = self._entries[idx].assertion or ""
+                if idx not in seen and (quoted.startswith(expr) or expr.startswith(quoted)):
+                    seen.add(idx)
+                    found.append((self._entries[idx], m.start(1), m.start(1) + len(quoted)))
+            if len(seen) >= MAX_ASSERTION_HITS:
+                break
         return found
 
     def in_file(self, path: str) -> list[PatternEntry]:

@@ -43,6 +43,7 @@ KIND_PATTERN = "pattern"
 KIND_PREFIX = "prefix"
 KIND_FRAME = "frame"
 KIND_STATEMENT = "statement"
+KIND_ASSERTION = "assertion"  # the paste quotes `assert <expr>`: the assert of that expression
 KIND_TEXT = "text"
 MAX_SAME_SITE = 20
 # A message many sites raise alike (`No module named 'torch'`: thousands of imports) has
@@ -55,7 +56,14 @@ CLASS_DIFFERENT = "different"
 CLASS_UNKNOWN = "unknown"
 _CLASS_LEVEL = {CLASS_EXACT: 2, CLASS_NAME: 1, CLASS_UNKNOWN: 0, CLASS_DIFFERENT: 0}
 _ROLE_ORDER = {ROLE_LAST: 0, ROLE_BODY: 1, ROLE_ROOT: 2, ROLE_PLAIN: 3, ROLE_CHAINED: 4}
-_TIER = {KIND_STATEMENT: 3, KIND_PATTERN: 3, KIND_PREFIX: 2, KIND_FRAME: 1, KIND_TEXT: 0}
+_TIER = {
+    KIND_STATEMENT: 3,
+    KIND_PATTERN: 3,
+    KIND_ASSERTION: 3,
+    KIND_PREFIX: 2,
+    KIND_FRAME: 1,
+    KIND_TEXT: 0,
+}
 # The classes a statement site's statement raises (by its record's class).
 _STATEMENT_CLASSES = {
     "AssertionError": frozenset({"AssertionError"}),
@@ -63,6 +71,7 @@ _STATEMENT_CLASSES = {
     "ModuleNotFoundError": frozenset({"ModuleNotFoundError", "ImportError"}),
     "KeyError": frozenset({"KeyError"}),
     "TypeError": frozenset({"TypeError"}),  # a call of a kernel package's function
+    "ValueError": frozenset({"ValueError"}),  # a lookup of a value in the package's Enum
 }
 # A pattern with fewer literal characters than this ("Cannot find .+?") is no stronger
 # evidence than a long shared start of another template: both rank by characters shared.
@@ -352,6 +361,11 @@ def _build(
         score = 0.5 + 0.25 * whole + 0.08 * _CLASS_LEVEL[agreement] + 0.06 * nearness
         score += 0.015 * spec
         tier = (_TIER[kind], int(whole))
+    elif kind == KIND_ASSERTION:
+        # As a pattern that matched part of the message: the expression is the assert's
+        # own code, but its message (what a whole match would be) is not in the paste.
+        score = 0.5 + 0.08 * _CLASS_LEVEL[agreement] + 0.06 * nearness + 0.015 * spec
+        tier = (_TIER[kind], 0)
     elif kind == KIND_STATEMENT:
         # The innermost frame is this very statement and the class is the one it raises:
         # as strong as a whole-message pattern match in the frame's own function.
@@ -733,6 +747,12 @@ def _answer(
             " (reworded, or the writer's own words)."
         )
         unknown.append("No record's message matches it all.")
+    elif kind == KIND_ASSERTION:
+        known.append(
+            f"The text quotes an assert's expression; shown: the assert(s) with that"
+            f" expression ({count} site(s))."
+        )
+        unknown.append("The assert's own message, and the values that failed it, are not in it.")
     elif kind == KIND_STATEMENT:
         known.append(
             "The innermost frame is on a statement that raises this error itself (an import,"
@@ -832,6 +852,22 @@ def match_parsed(
                 specificity=hit.specificity,
                 similarity=None,
                 cut=hit.cut,
+                memo=memo,
+            )
+            _keep_best(scored, item)
+    for exc in parsed.exceptions:
+        # `assert <expr>` quoted without the assert's message: the assert of that expression.
+        for entry, start, end in (
+            index.assertion_search(exc.message) if "assert" in exc.message else ()
+        ):
+            item = _build(
+                entry,
+                exc,
+                kind=KIND_ASSERTION,
+                span=(start, end),
+                whole=False,
+                specificity=end - start,
+                similarity=None,
                 memo=memo,
             )
             _keep_best(scored, item)

@@ -285,3 +285,24 @@ def test_a_message_a_helper_raises_and_a_kernel_call_answer_through_the_api(buil
     found = _top(client, text)["matches"]
     assert found and all(m["errorClass"] == "TypeError" for m in found)
     assert found[0]["at"]["filePath"].endswith("layers/attention/flashinfer_backend.py")
+
+
+def test_an_asserts_expression_quoted_alone_answers_with_that_assert(built, client):
+    """An issue title that quotes the assert, not its message (sglang #3436)."""
+    body = _top(client, "How to solve assert numerator % denominator == 0")
+    top = body["matches"][0]
+    assert top["why"]["kind"] == "assertion"
+    assert top["at"]["filePath"].endswith("srt/distributed/utils.py")
+    assert top["errorMessage"] == "{numerator} is not divisible by {denominator}"
+    assert any("assert's own message" in line for line in body["answer"]["unknown"])
+    # The match page says so too.
+    client.get("/match")
+    with client.session_transaction() as session:
+        token = session["csrf_token"]
+    text = "assert numerator % denominator == 0"
+    page = client.post("/match", data={"text": text, "csrf_token": token})
+    assert page.status_code == 200
+    assert "this assert's expression" in page.get_data(as_text=True)
+    # Words that only start an expression are not enough.
+    short = client.post("/api/v1/match", json={"text": "assert numerator ok"}).get_json()
+    assert not [m for m in short["matches"] if m["why"]["kind"] == "assertion"]

@@ -686,3 +686,30 @@ def test_a_log_line_naming_a_module_path_names_its_file():
         for name in ("glm4v_moe", "glm4v", "llama")
     ]
     assert named[0] > named[1] > named[2] == 0
+
+
+def test_a_quoted_asserts_expression_finds_that_assert_and_says_how():
+    entry = PatternEntry(
+        "d",
+        r".+? is not divisible by .+?",
+        "AssertionError",
+        "srt/distributed/utils.py",
+        23,
+        "{} is not divisible by {}",
+        assertion="numerator % denominator == 0",
+    )
+    index = MatchIndex([entry, PatternEntry("o", r"other .+", "ValueError")])
+    for text in (
+        "How to solve assert numerator % denominator == 0",
+        "`assert numerator % denominator == 0` fails with tp=3",
+    ):
+        result = match_error(text, index)
+        (match,) = result.matches
+        assert (match.record_id, match.why.kind) == ("d", "assertion")
+        assert match.why.matched_text.startswith("numerator % denominator == 0")
+        assert any("assert's own message" in u for u in result.answer["unknown"])
+    # The message itself, when pasted, is a whole-message pattern match as before.
+    whole = match_error("AssertionError: 7 is not divisible by 2", index).matches[0]
+    assert whole.why.kind == "pattern"
+    # Too short a start of an expression is no evidence.
+    assert not match_error("assert numerator", index).matches
