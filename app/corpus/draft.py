@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from app.drafts import helpers
+from app.drafts import defined, helpers
 from app.drafts.classes import ClassMessage, by_name, class_messages, may_define
 from app.drafts.extract import Placeholder, RaiseSite
 from app.drafts.records import message_pattern, render_message
@@ -137,6 +137,7 @@ def draft_release(
     fields: frozenset[str] = frozenset()
     found: list[ClassMessage] = []
     raisers: list[helpers.RaisingHelper] = []
+    class_defs: list[defined.ClassDef] = []
     for path, data in files:
         tree = None
         if path == SERVER_ARGS_FILE:
@@ -149,7 +150,11 @@ def draft_release(
             tree = tree or parse_source(data)
             for helper in helpers.raising_helpers(tree) if tree is not None else []:
                 raisers.append(replace(helper, path=prefix + path))
+        if defined.may_define(data):
+            tree = tree or parse_source(data)
+            class_defs.extend(defined.class_defs(tree) if tree is not None else [])
     worded = by_name(found)
+    owned = defined.resolve(class_defs)
     raising = helpers.by_name(raisers)
     for path, data in files:
         tree = parse_source(data)
@@ -158,9 +163,9 @@ def draft_release(
         text = data.decode("utf-8", errors="replace")
         package = path.split("/", 1)[0]
         if statements:
-            sites, classes, stmts = scan_all(tree, text, package, worded, raising)
+            sites, classes, stmts = scan_all(tree, text, package, worded, raising, owned)
         else:
-            (sites, classes), stmts = scan(tree, text, worded, raising, package), []
+            (sites, classes), stmts = scan(tree, text, worded, raising, package, owned), []
         for stmt in stmts:
             counted[stmt.form] += 1
             out.sites.append(_site_dict(stmt, prefix + path, fields))

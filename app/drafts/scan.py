@@ -11,6 +11,10 @@ Every `raise` and `assert` is classified by the form of its message (see `FORMS`
 sites whose message keeps literal text become records. Each site carries its enclosing
 function, the condition under which it fires (as source), the function's docstring and the
 attributes the condition reads (for server flags), all derived from the code alone.
+A function that builds and returns an exception (`return RuntimeError(f"...")`, raised by
+its caller as `raise _scheduler_died_error(i, proc)`) has a raise site at that `return`; a
+call of an Enum class of the package by a value (`LoadFormat(load_format)`) is a statement
+site of the `ValueError` Python words (`'x' is not a valid LoadFormat`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from app.drafts.classes import ClassMessage
+from app.drafts.defined import BUILTIN_EXCEPTIONS, PackageClasses, class_defs, resolve
 from app.drafts.extract import (
     Part,
     Placeholder,
@@ -49,12 +54,14 @@ FORM_OTHER = "other expression"
 FORM_RERAISE = "re-raise"
 FORM_CLASS = "class message"  # the exception class words it (classes.py)
 FORM_HELPER = "helper call"  # a message passed to a function that raises it (helpers.py)
+FORM_RETURNED = "returned exception"  # `return RuntimeError(...)`: its caller raises it
 # Statement sites: the interpreter raises, and words the message, for a plain statement.
 FORM_BARE_ASSERT = "bare assert"  # `assert cond`: AssertionError with no message
 FORM_IMPORT = "import"  # `from X import a`, `import X`: ImportError / ModuleNotFoundError
 FORM_LOOKUP = "lookup"  # `params_dict[name]`: KeyError with the key as the message
 FORM_CALL = "call"  # `gemm(a, b_bias=x)` of a kernel package: TypeError on its signature
-STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP, FORM_CALL)
+FORM_ENUM = "enum value"  # `LoadFormat(value)` of the package's Enum: ValueError
+STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP, FORM_CALL, FORM_ENUM)
 # A message the server reports to the client instead of raising it (an abort, an error
 # response, an `error_msg` it returns): what the client's error body carries.
 FORM_REPORTED = "reported"
@@ -87,11 +94,13 @@ FORMS = (
     FORM_RERAISE,
     FORM_CLASS,
     FORM_HELPER,
+    FORM_RETURNED,
 )
 MAX_CONDITION = 300
 _STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 # What follows the module in the message: the path of the module that lacks the name.
 _IMPORT_TAIL = r"(?: \(.+\))?"
+MIN_MISSING_PARTS = 3  # `from a.b.c import x`: a missing `a.b.c` (or `a.b`) is a site
 _KEY_PATTERN = ".+"  # the key's repr; frame only (see PatternEntry.frame_only)
 # Packages whose functions' signatures change under sglang between releases (kernels,
 # transformers): a call of one of their functions from another release's build fails with
@@ -120,6 +129,7 @@ _SIGNATURE = (
 )
 MAX_DOCSTRING = 600
 _EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
+_RETURNED_SUFFIXES = ("Error", "Exception")  # a returned `...Warning` goes to warnings.warn
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,15 +187,18 @@ def _negate(test: ast.expr) -> str:
 
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+_VALUE_ERRORS = frozenset({"ValueError", "Exception", "BaseException"})
 
 
-def _catches_import_errors(stmt: ast.Try | ast.TryStar) -> bool:
-    """Whether a handler of the `try` catches a failed import (a bare `except:` does)."""
+def _catches(stmt: ast.stmt, errors: frozenset[str]) -> bool:
+    """Whether a handler of a `try` catches one of `errors` (a bare `except:` does)."""
+    if not isinstance(stmt, ast.Try | ast.TryStar):
+        return False
     for handler in stmt.handlers:
         if handler.type is None:
             return True
         types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-        if any(_name(t).rsplit(".", 1)[-1] in _IMPORT_ERRORS for t in types):
+        if any(_name(t).rsplit(".", 1)[-1] in errors for t in types):
             return True
     return False
 
@@ -235,6 +248,7 @@ class _Scanner:
         classes: Mapping[str, ClassMessage] | None = None,
         helpers: Mapping[str, RaisingHelper] | None = None,
         package: str | None = None,
+        defined: PackageClasses | None = None,
     ) -> None:
         self.source = source
         # Exception classes of the package that word their own message, by name.
@@ -245,6 +259,12 @@ class _Scanner:
         self._package = package or own
         self._own_names: frozenset[str] = frozenset()
         self._own_modules: frozenset[str] = frozenset()
+        # The package's Enum and exception classes (default: this module's), and the names of
+        # this module's own top-level classes.
+        self._defined = defined
+        self._enums: Mapping[str, str] = {}
+        self._exceptions: frozenset[str] = frozenset()
+        self._local_classes: frozenset[str] = frozenset()
         # Names and module aliases bound by imports of a kernel package (call sites).
         self._kernel_names: frozenset[str] = frozenset()
         self._kernel_modules: frozenset[str] = frozenset()
@@ -254,20 +274,21 @@ class _Scanner:
         self.own = own
         self.statements: list[RaiseSite] = []
         self._guarded = 0  # inside a `try:` whose handlers catch a failed import
+        self._value_guarded = 0  # inside a `try:` whose handlers catch a ValueError
         self._lines = (source or "").splitlines()
         # Reported messages kept in a variable, and the variables raise sites use.
         self._pending: list[tuple[str, str, int]] = []
         self._raised: set[tuple[str, str]] = set()
 
     def run(self, tree: ast.AST) -> None:
-        if self.helpers:
+        body = getattr(tree, "body", [])
+        if self.helpers or self.own is not None:
             names, modules = own_imports(tree, self._package or "")
-            local = {
-                s.name
-                for s in getattr(tree, "body", [])
-                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
-            }
+            local = {s.name for s in body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
             self._own_names, self._own_modules = names | local, modules
+        defined = self._defined or resolve(class_defs(tree))
+        self._enums, self._exceptions = defined.enums, defined.exceptions
+        self._local_classes = frozenset(s.name for s in body if isinstance(s, ast.ClassDef))
         if self.own is not None:
             self._kernel_names, self._kernel_modules = _kernel_imports(tree)
         self._body(getattr(tree, "body", []), [], _Function("<module>", None), [])
@@ -311,9 +332,13 @@ class _Scanner:
                 self._lookup(stmt, func, conds)
                 self._reported(stmt, func, conds)
                 self._kernel_calls(stmt, func, conds)
+                self._enum_lookups(stmt, func, conds)
             elif isinstance(stmt, ast.Return):
                 self._reported(stmt, func, conds)
                 self._kernel_calls(stmt, func, conds)
+                self._enum_lookups(stmt, func, conds)
+        if isinstance(stmt, ast.Return):
+            self._returned(stmt, func, conds)
         if isinstance(stmt, ast.If):
             self._body(stmt.body, scope, func, [*conds, (False, stmt.test)])
             self._body(stmt.orelse, scope, func, [*conds, (True, stmt.test)])
@@ -324,10 +349,12 @@ class _Scanner:
         if isinstance(stmt, ast.Assert):
             self._assert(stmt, func, conds)
             return
-        guarded = isinstance(stmt, ast.Try | ast.TryStar) and _catches_import_errors(stmt)
+        guarded, value_guarded = _catches(stmt, _IMPORT_ERRORS), _catches(stmt, _VALUE_ERRORS)
         self._guarded += guarded
+        self._value_guarded += value_guarded
         self._body(getattr(stmt, "body", []) or [], scope, func, conds)
         self._guarded -= guarded
+        self._value_guarded -= value_guarded
         for name in ("orelse", "finalbody"):
             self._body(getattr(stmt, name, []) or [], scope, func, conds)
         for handler in getattr(stmt, "handlers", []) or []:
@@ -407,6 +434,30 @@ class _Scanner:
             return
         raw, form = self._message(arg, stmt.lineno, func)
         self._site(stmt, cls, raw, form, func, conds, stmt.cause is not None)
+
+    def _returned(self, stmt: ast.Return, func: _Function, conds: list[_Cond]) -> None:
+        """`return RuntimeError(f"...")`: an exception a function builds for its caller to
+        raise, drafted as a `raise` of it would be (a class that words its own message is
+        drafted by `_constructed`)."""
+        found = _exception_class(stmt.value) if stmt.value is not None else None
+        if found is None:
+            return
+        cls, call = found
+        last = cls.rsplit(".", 1)[-1]
+        if last in self.worded:
+            return
+        if not (
+            last in BUILTIN_EXCEPTIONS
+            or last in self._exceptions
+            or last.endswith(_RETURNED_SUFFIXES)
+        ):
+            return
+        arg = message_arg(call)
+        if arg is None:
+            self._site(stmt, cls, None, FORM_NO_MESSAGE, func, conds)
+            return
+        raw, _form = self._message(arg, stmt.lineno, func)
+        self._site(stmt, cls, raw, FORM_RETURNED, func, conds)
 
     def _message(self, arg: ast.expr, line: int, func: _Function) -> tuple[list[Part] | None, str]:
         if isinstance(arg, ast.Name):
@@ -502,6 +553,19 @@ class _Scanner:
             message = f"cannot import name '{alias.name}' from '{module}'"
             pattern = escape_literal(message) + _IMPORT_TAIL
             self._statement(stmt, "ImportError", (message,), FORM_IMPORT, func, conds, pattern)
+        parts = module.split(".")
+        if len(parts) >= MIN_MISSING_PARTS and not self._guarded:
+            # A submodule an older (or newer) release of the package lacks:
+            # `No module named 'transformers.models.glm4v_moe'`. One site per statement;
+            # the message names the first missing part, at least two parts deep (a missing
+            # top-level package has thousands of imports alike: `import X`'s sites).
+            message = f"No module named '{module}'"
+            pattern = "No module named '" + "\\.".join(escape_literal(p) for p in parts[:2])
+            pattern += "".join(f"(?:\\.{escape_literal(p)}" for p in parts[2:])
+            pattern += ")?" * (len(parts) - 2) + "'"
+            self._statement(
+                stmt, "ModuleNotFoundError", (message,), FORM_IMPORT, func, conds, pattern
+            )
 
     def _module_import(self, stmt: ast.Import, func: _Function, conds: list[_Cond]) -> None:
         """`import X.Y` of another package, outside a `try:` that catches the failure: one
@@ -652,6 +716,45 @@ class _Scanner:
             # The call's own line: what a frame shows when the call spans a statement's lines.
             self._statement(node, "TypeError", parts, FORM_CALL, func, conds, pattern)
 
+    def _enum_class(self, call: ast.Call) -> str | None:
+        """The qualified name of the package's Enum class a call looks a value up in, when
+        the call passes one non-literal value (`LoadFormat(load_format)`)."""
+        if len(call.args) != 1 or call.keywords:
+            return None
+        arg = call.args[0]
+        if isinstance(arg, ast.UnaryOp):
+            arg = arg.operand
+        if isinstance(arg, ast.Constant | ast.Starred):
+            return None
+        target = call.func
+        if isinstance(target, ast.Name):
+            if target.id in self._local_classes or target.id in self._own_names:
+                return self._enums.get(target.id)
+        elif (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id in self._own_modules
+        ):
+            return self._enums.get(target.attr)
+        return None
+
+    def _enum_lookups(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
+        """`LoadFormat(load_format)` outside a `try:` that catches a ValueError: Python
+        raises `ValueError: 'x' is not a valid LoadFormat` (the value's repr)."""
+        value = getattr(stmt, "value", None)
+        if value is None or not self._enums or self._value_guarded:
+            return
+        for node in ast.walk(value):
+            if not isinstance(node, ast.Call):
+                continue
+            qualname = self._enum_class(node)
+            if qualname is None:
+                continue
+            tail = f" is not a valid {qualname}"
+            parts = ("'", Placeholder(_name(node.args[0])), "'" + tail)
+            pattern = ".+" + escape_literal(tail)
+            self._statement(node, "ValueError", parts, FORM_ENUM, func, conds, pattern)
+
     def _lookup(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """A subscript of a mapping named `*dict` by a variable key: KeyError(key)."""
         value = getattr(stmt, "value", None)
@@ -691,11 +794,13 @@ def scan(
     classes: Mapping[str, ClassMessage] | None = None,
     helpers: Mapping[str, RaisingHelper] | None = None,
     package: str | None = None,
+    defined: PackageClasses | None = None,
 ) -> tuple[list[RaiseSite], list[ExceptionClass]]:
     """Every raise/assert site (with or without a usable message) and exception class;
     `classes` are the package's exception classes that word their own message, `helpers`
-    its functions that raise a message passed in (calls resolved by `package`'s imports)."""
-    scanner = _Scanner(source, classes=classes, helpers=helpers, package=package)
+    its functions that raise a message passed in (calls resolved by `package`'s imports),
+    `defined` its exception classes a function may return (default: the module's own)."""
+    scanner = _Scanner(source, classes=classes, helpers=helpers, package=package, defined=defined)
     scanner.run(tree)
     return scanner.sites, scanner.classes
 
@@ -706,9 +811,11 @@ def scan_all(
     own: str,
     classes: Mapping[str, ClassMessage] | None = None,
     helpers: Mapping[str, RaisingHelper] | None = None,
+    defined: PackageClasses | None = None,
 ) -> tuple[list[RaiseSite], list[ExceptionClass], list[RaiseSite]]:
-    """As `scan`, plus the statement sites of a module of package `own`."""
-    scanner = _Scanner(source, own, classes, helpers)
+    """As `scan`, plus the statement sites of a module of package `own`; `defined` are the
+    package's Enum and exception classes (default: the module's own)."""
+    scanner = _Scanner(source, own, classes, helpers, defined=defined)
     scanner.run(tree)
     return scanner.sites, scanner.classes, scanner.statements
 

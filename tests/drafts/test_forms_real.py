@@ -253,3 +253,33 @@ def test_a_call_of_a_kernel_package_is_a_site_of_its_signature_errors(statements
         s["form"] == "call" and s["message"].startswith(("print(", "getattr("))
         for s in sites.values()
     )
+
+
+def test_a_deep_from_import_is_a_site_of_its_missing_submodule():
+    """`from transformers.models.glm4v_moe.configuration_glm4v_moe import Glm4vMoeConfig`
+    (sglang 0.5.1's glm4v_moe.py) fails on an older transformers with `No module named
+    'transformers.models.glm4v_moe'`; a log line quotes only that (sglang #9561)."""
+    draft = draft_release(sglang_wheel("0.5.1"), "python/", ("sglang/",), (), statements=True)
+    model = "python/sglang/srt/models/glm4v_moe.py"
+    (site,) = [
+        s
+        for s in draft.sites
+        if s["path"] == model and s["message"].startswith("No module named 'transformers.")
+    ]
+    assert (site["form"], site["line"], site["function"]) == ("import", 7, "<module>")
+    index = MatchIndex([PatternEntry("m", site["pattern"], "ModuleNotFoundError")])
+    for missing, found in (
+        ("transformers.models.glm4v_moe", True),
+        ("transformers.models.glm4v_moe.configuration_glm4v_moe", True),
+        ("transformers", False),  # a missing package: `import X`'s sites, thousands alike
+        ("transformers.models.glm4v", False),
+    ):
+        hits = index.search(f"No module named '{missing}'")
+        assert any(h.whole for h in hits) is found, missing
+    # Two parts are no such site (`from vllm.utils import x`), nor is the standard library.
+    deep = [s for s in draft.sites if s["statement"] and s["statement"].startswith("from ")]
+    missing = [s["message"] for s in deep if s["cls"] == "ModuleNotFoundError"]
+    assert missing and all(m.count(".") >= 2 for m in missing)
+    assert not any(
+        m.startswith(("No module named 'os.", "No module named 'sglang.")) for m in missing
+    )
