@@ -4,9 +4,9 @@ Identity is the message skeleton (placeholders as `{}`) plus the enclosing funct
 the line. Releases are taken oldest first; each site joins, in order of preference:
 the chain with the same file, function and skeleton; the chain with the same file and
 skeleton in another function (the check was split out or its function renamed); the chain
-with the same function and skeleton in another file (the site *moved*); the chain in the
-same file and function with
-the same class and a similar message that did not continue (the message was *reworded*).
+with the same function and skeleton in another file (the site *moved*; a method that became
+a module function, `Class.f` -> `f`, too); the chain in the same file and function with the
+same class and a similar message that did not continue (the message was *reworded*).
 Otherwise it starts a new chain.
 """
 
@@ -66,10 +66,12 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
         by_function: dict[tuple[str, str], list[Chain]] = {}
         by_file: dict[tuple[str, str, str], list[Chain]] = {}
         by_path: dict[tuple[str, str], list[Chain]] = {}
+        by_short: dict[tuple[str, str], list[Chain]] = {}  # `Class.method` as `method`
         for known in chains:
             path, function, skel = known.key()
             exact.setdefault((path, function, skel), []).append(known)
             by_path.setdefault((path, skel), []).append(known)
+            by_short.setdefault((_short(function), skel), []).append(known)
             by_function.setdefault((function, skel), []).append(known)
             by_file.setdefault((path, function, known.latest["cls"]), []).append(known)
         claimed: set[int] = set()
@@ -100,7 +102,10 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
             if site["function"] != "<module>" and site.get("form") != FORM_LOOKUP:
                 candidates = by_function.get((site["function"], skel), [])
                 same_name = [c for c in candidates if _basename(c) == _basename_of(site)]
-                chain = _claim(same_name + candidates, claimed)
+                # A method moved out of its class into a module function of another file
+                # (`ScheduleBatch.alloc_paged_token_slots_extend` -> allocation.py's).
+                others = by_short.get((_short(site["function"]), skel), [])
+                chain = _claim(same_name + candidates + others, claimed)
             if chain is None:
                 unmatched.append(site)
             else:
@@ -121,6 +126,10 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
                 claimed.add(id(best[1]))
                 best[1].locations.append((release, site))
     return chains
+
+
+def _short(function: str) -> str:
+    return function.rsplit(".", 1)[-1]
 
 
 def _basename(chain: Chain) -> str:

@@ -61,6 +61,17 @@ def test_a_check_split_out_in_its_file_stays_its_site_not_a_copy_elsewhere():
     ]
 
 
+def test_a_method_moved_out_to_a_module_function_of_another_file_keeps_its_site():
+    msg = "Prefill out of memory. Try to lower your batch size.\nTry to allocate {} tokens."
+    old = [site("srt/schedule_batch.py", "ScheduleBatch.alloc_paged_extend", msg, 1028)]
+    new = [site("srt/mem_cache/allocation.py", "alloc_paged_extend", msg, 246)]
+    (chain,) = merge_releases([("0.5.1", old), ("0.5.17", new)])
+    assert [s["path"] for _, s in chain.locations] == [
+        "srt/schedule_batch.py",
+        "srt/mem_cache/allocation.py",
+    ]
+
+
 def test_history_summary_says_range_move_and_rewording():
     locs = [
         Location("0.4.6", "a/backends.py", 75, "create", "Old words"),
