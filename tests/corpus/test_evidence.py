@@ -78,3 +78,25 @@ def test_unknown_frames_say_so():
     assert evidence.notes == ("no frame is in a file of a known project release",)
     # A bare file name is not enough to claim a file.
     assert frame_evidence(INDEX, [frame("llama.py", 431, "load_weights")]).frame is None
+
+
+def test_a_frame_in_the_repos_other_package_answers_at_that_packages_release():
+    """sgl-kernel's files share sglang's repo; their releases are named apart."""
+    kernel = Location(
+        "sgl-kernel 0.4.10", "sgl-kernel/python/sgl_kernel/load_utils.py", 170, "_load_ops"
+    )
+    sites = {**SITES, "kernel": Facts(REPO, (kernel,))}
+    bases = {**BASES, (REPO, "sgl-kernel 0.4.10"): f"https://github.com/{REPO}/blob/v0.5.23/"}
+    frames = [
+        frame("/venv/site-packages/sglang/srt/models/llama.py", 455, "load_weights"),
+        frame("/venv/site-packages/sgl_kernel/load_utils.py", 170, "_load_ops"),
+    ]
+    evidence = frame_evidence(FrameIndex.build(sites, bases), frames)
+    assert evidence.fits[REPO] == ("0.5.5",)  # sglang's frame fits; the kernel's adds nothing
+    answer = evidence.frame
+    assert (answer.release, answer.records, answer.raise_site) == (
+        "sgl-kernel 0.4.10",
+        ("kernel",),
+        True,
+    )
+    assert answer.url.endswith("/blob/v0.5.23/sgl-kernel/python/sgl_kernel/load_utils.py#L170")
