@@ -3,7 +3,10 @@
 Each case (``tests/matching/corpus/heldout/*.txt``) is an error text copied from a public
 issue thread, labelled with its kind and its raise site as ``{repo, file, function,
 messageContains}`` (``a | b`` lists alternatives: files move and functions are renamed
-between releases). A result is at the right site when the record's fields agree: the
+between releases). A result is at the right site when the record's fields agree, at its
+newest location or at any pinned release's location of the site (`site.locations`: a site
+merged across releases that moved is the labelled one at the writer's release;
+`--latest-only` checks the newest alone): the
 repo, a file path ending in one of the files, the enclosing function (the record's
 ``function`` field, the corpus site's function, else the ``def`` above its line in its
 source excerpt; not checked when none is known) and the message: for implicit errors only
@@ -69,7 +72,24 @@ def enclosing_function(record: dict[str, Any]) -> str | None:
     return None
 
 
-def at_site(case: Case, record: dict[str, Any], matched_pattern: str | None = None) -> bool:
+def _places(record: dict[str, Any], latest_only: bool) -> list[tuple[str, str | None]]:
+    """(file, function) of the record: its own, then (unless ``latest_only``) each pinned
+    release's location of the site (a site merged across releases moved files or
+    functions; the label names it at the writer's release)."""
+    places = [((record.get("filePath") or "").replace("\\", "/"), enclosing_function(record))]
+    if not latest_only:
+        for loc in (record.get("site") or {}).get("locations") or []:
+            function = str(loc.get("function") or "").rsplit(".", 1)[-1] or None
+            places.append((str(loc.get("filePath") or "").replace("\\", "/"), function))
+    return places
+
+
+def at_site(
+    case: Case,
+    record: dict[str, Any],
+    matched_pattern: str | None = None,
+    latest_only: bool = False,
+) -> bool:
     """True when the record is the case's raise site (see the module docstring).
 
     ``matched_pattern`` is the pattern the match reports (``why.pattern``): a site merged
@@ -77,21 +97,23 @@ def at_site(case: Case, record: dict[str, Any], matched_pattern: str | None = No
     """
     if (record.get("repo") or "").lower() != case.repo.lower():
         return False
-    path = (record.get("filePath") or "").replace("\\", "/")
-    if not any(path == f or path.endswith("/" + f) for f in case.files):
-        return False
-    function = enclosing_function(record)
-    if case.functions and function is not None and function not in case.functions:
+    if not any(
+        any(path == f or path.endswith("/" + f) for f in case.files)
+        and not (case.functions and function is not None and function not in case.functions)
+        for path, function in _places(record, latest_only)
+    ):
         return False
     if not case.message_contains or (
         case.kind == "implicit" and not case.message_contains.startswith(_IMPORT_NAMED)
     ):
         return True  # the interpreter's words name data (a key, an index), not the site
+    older = [] if latest_only else (record.get("site") or {}).get("locations") or []
     text = "\n".join(
         (
             record.get("errorMessage") or "",
             record.get("messagePattern") or "",
             matched_pattern or "",
+            *(str(loc.get("errorMessage") or "") for loc in older),
         )
     )
     return case.message_contains in text or case.message_contains in text.replace("\\", "")
@@ -105,14 +127,14 @@ class Outcome:
     detail: str
 
 
-def run_case(case: Case, fetch: Fetch, limit: int) -> Outcome:
+def run_case(case: Case, fetch: Fetch, limit: int, latest_only: bool = False) -> Outcome:
     body = fetch("/api/v1/match", {"text": case.text, "limit": limit})
     answer = body.get("answer") or {}
     answered = bool(answer.get("known") or answer.get("unknown"))
     seen: list[str] = []
     for pos, item in enumerate(body.get("matches", [])[:limit], start=1):
         record = fetch(f"/api/v1/records/{item['id']}", None)
-        if at_site(case, record, (item.get("why") or {}).get("pattern")):
+        if at_site(case, record, (item.get("why") or {}).get("pattern"), latest_only):
             return Outcome(case, pos, answered, item["kind"])
         seen.append(
             f"{item['kind']} {record.get('repo')}:{record.get('filePath')}:"
@@ -214,10 +236,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ranks", action="store_true", help="also print each case's rank (to diff two runs)"
     )
+    parser.add_argument(
+        "--latest-only",
+        action="store_true",
+        help="a record is at the site only by its newest location (not any release's)",
+    )
     args = parser.parse_args(argv)
     fetch = in_process(args.db) if args.db else over_http(args.url)
     cases = load_cases(args.cases) if args.cases else load_cases()
-    outcomes = [run_case(case, fetch, args.limit) for case in cases]
+    outcomes = [run_case(case, fetch, args.limit, args.latest_only) for case in cases]
     print(report(outcomes))
     if args.ranks:
         print()

@@ -241,6 +241,10 @@ def build_index(session: DbSession) -> MatchIndex:
                 entry.statement,
                 entry.frame_only,
                 entry.releases,
+                # A bare assert's older wording is its older expression.
+                message[len("assert ") :]
+                if entry.assertion and message.startswith("assert ")
+                else None,
             )
     # Older wordings first: the index keeps the last entry per id as the record's own.
     return MatchIndex([*older.values(), *current])

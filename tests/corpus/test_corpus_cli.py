@@ -303,6 +303,11 @@ def test_an_asserts_expression_quoted_alone_answers_with_that_assert(built, clie
     page = client.post("/match", data={"text": text, "csrf_token": token})
     assert page.status_code == 200
     assert "this assert's expression" in page.get_data(as_text=True)
+    # A bare assert's older expression (0.4.3) finds its site, now worded otherwise (0.4.6).
+    old = _top(client, "[Bug] assert self.being_chunked_req is None, with chunked prefill")
+    top = old["matches"][0]
+    assert top["why"]["kind"] == "assertion"
+    assert top["errorMessage"] == "assert self.chunked_req is None"
     # Words that only start an expression are not enough.
     short = client.post("/api/v1/match", json={"text": "assert numerator ok"}).get_json()
     assert not [m for m in short["matches"] if m["why"]["kind"] == "assertion"]
