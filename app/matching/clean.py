@@ -42,6 +42,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         _LEVEL + r":[\w.]{0,200}:",
         # torch.distributed: "[rank0]: "
         r"\[rank\d{1,6}\]: ?",
+        # Ray's worker logs: "(pid=8123) ", "(RayWorkerWrapper pid=8123, ip=10.0.0.2) "
+        r"\((?:[\w.]{1,100} )?pid=\d{1,10}(?:, ip=[\w.:]{1,64})?\) ?",
         # pytest failure lines: "E   "
         r"E   ",
         # a Markdown quote, as issue comments quote each other: "> "
@@ -55,6 +57,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
 _ANY_PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 
 
+# Ray's log deduplication, after a line it repeated: " [repeated 6x across cluster]".
+_RAY_REPEATED = re.compile(r" ?\[repeated \d{1,9}x across cluster\](?: \(Ray deduplicates[^\n]*)?$")
 _PREFIX_TIME = re.compile(_TS)
 MIN_TIMED_LINES = 3
 # A traceback whose line breaks became spaces (a reflowed log line, a web log viewer):
@@ -223,7 +227,7 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
     lines: list[Line] = []
     for number, raw_line in enumerate(_split_collapsed(text.split("\n", MAX_LINES)[:MAX_LINES])):
         first = strip_prefixes(raw_line)
-        first = Line(unwrap_emphasis(first.text), first.prefix)
+        first = Line(_RAY_REPEATED.sub("", unwrap_emphasis(first.text)), first.prefix)
         expanded = _expand_json_line(first.text)
         if expanded is None:
             lines.append(first)

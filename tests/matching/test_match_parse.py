@@ -388,3 +388,24 @@ def test_an_import_error_a_log_line_quotes_without_its_class_is_read():
     assert [(e.error_class, e.message) for e in plain] == [
         ("ModuleNotFoundError", "No module named 'vllm'")
     ]
+
+
+def test_rays_worker_prefixes_and_repeat_counts_are_not_part_of_the_message():
+    # A verl review comment under Ray (verl-project/verl#1068): one line, deduplicated by Ray.
+    text = "`ValueError: 'dummy_dtensor' is not a valid LoadFormat [repeated 6x across cluster]`"
+    (exc,) = parse_error(text).exceptions
+    assert (exc.error_class, exc.message) == (
+        "ValueError",
+        "'dummy_dtensor' is not a valid LoadFormat",
+    )
+    text = (
+        "(RayWorkerWrapper pid=8123, ip=10.0.0.2) KeyError: 'x' [repeated 2x across cluster]"
+        " (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 to disable log deduplication)"
+    )
+    assert [(e.error_class, e.message) for e in parse_error(text).exceptions][0] == (
+        "KeyError",
+        "'x'",
+    )
+    # The words mid-line are the message's own.
+    text = "ValueError: got [repeated 6x across cluster] twice, then more"
+    assert parse_error(text).exceptions[0].message.endswith("twice, then more")
