@@ -346,7 +346,7 @@ def _build(
         kind == KIND_PATTERN
         and frame is None
         and entry.statement is None  # its own pattern names the very module and name
-        and _interpreter_worded(exc, span)
+        and (_raised_in_a_frame(exc) or _interpreter_worded(exc, span))
     ):
         # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE).
         score = 0.15 + 0.03 * _CLASS_LEVEL[agreement] + 0.015 * spec
@@ -487,6 +487,13 @@ def file_named(words: frozenset[str], path: str | None) -> int:
     if named and len(stem) >= 5 and stem in words and stem not in _GENERIC_STEMS:
         named += 2
     return named
+
+
+def _raised_in_a_frame(exc: ParsedException) -> bool:
+    """The innermost frame is a `raise` statement: the error was raised in that frame's file,
+    so a record of a file no frame is in (a dependency that words a message alike) is not
+    where it came from."""
+    return bool(exc.frames) and (exc.frames[-1].source or "").startswith("raise ")
 
 
 def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> bool:

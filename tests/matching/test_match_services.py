@@ -158,10 +158,12 @@ def test_ranking_records_sharing_a_message(samples):
     assert [m.record_id for m in result.matches] == [
         "near-line",  # class exact, frame in file, 2 lines off
         "far-line",  # class exact, frame in file, 225 lines off
-        "other-file",  # class exact, no frame in its file
         "qualified",  # same last dotted component only
         "no-class",  # unknown class
         "other-class",
+        # Class exact, but no frame in its file: the innermost frame is a `raise` in
+        # attention_registry.py, so the error was raised there, not here.
+        "other-file",
     ]
     assert all(m.why.kind == "pattern" for m in result.matches)
     scores = [m.score for m in result.matches]
@@ -713,3 +715,42 @@ def test_a_quoted_asserts_expression_finds_that_assert_and_says_how():
     assert whole.why.kind == "pattern"
     # Too short a start of an expression is no evidence.
     assert not match_error("assert numerator", index).matches
+
+
+def test_a_traceback_raised_in_a_known_frame_puts_a_dependencys_alike_message_below():
+    # sglang 0.5.0rc0's serving_chat.py raised "Expected 2 output messages ...", a message no
+    # pinned release has; torch words "Expected {} ... got {}" alike. The innermost frame is
+    # the `raise`, in a file the catalog knows: the error came from there.
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/w/sglang/python/sglang/srt/entrypoints/openai/serving_chat.py", line 785,'
+        " in _build_chat_response\n"
+        "    raise ValueError(\n"
+        "ValueError: Expected 2 output messages (reasoning and final), but got 3."
+    )
+    chat = "python/sglang/srt/entrypoints/openai/serving_chat.py"
+    index = MatchIndex(
+        [
+            PatternEntry(
+                "torch",
+                r"Expected .+? messages .+?, but got .+?",
+                "ValueError",
+                "torch/distributed/x.py",
+                10,
+                "Expected {} messages {}, but got {}",
+            ),
+            PatternEntry(
+                "chat",
+                r"Unknown role: .+",
+                "ValueError",
+                chat,
+                790,
+                "Unknown role: {}",
+                function="OpenAIServingChat._build_chat_response",
+            ),
+        ]
+    )
+    assert [m.record_id for m in match_error(text, index).matches] == ["chat", "torch"]
+    # Without the frame, the dependency's pattern is all there is, and it comes first.
+    bare = "ValueError: Expected 2 output messages (reasoning and final), but got 3."
+    assert match_error(bare, index).matches[0].record_id == "torch"
