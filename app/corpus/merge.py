@@ -13,7 +13,7 @@ Otherwise it starts a new chain.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,62 +58,77 @@ def _claim(candidates: list[Chain], claimed: set[int]) -> Chain | None:
     return None
 
 
+class _Known:
+    """The chains before a release, indexed by each way a site may join one."""
+
+    def __init__(self, chains: list[Chain]) -> None:
+        self.exact: dict[tuple[str, str, str], list[Chain]] = {}
+        self.by_function: dict[tuple[str, str], list[Chain]] = {}
+        self.by_file: dict[tuple[str, str, str], list[Chain]] = {}
+        self.by_path: dict[tuple[str, str], list[Chain]] = {}
+        self.by_short: dict[tuple[str, str], list[Chain]] = {}  # `Class.method` as `method`
+        for known in chains:
+            path, function, skel = known.key()
+            self.exact.setdefault((path, function, skel), []).append(known)
+            self.by_path.setdefault((path, skel), []).append(known)
+            self.by_short.setdefault((_short(function), skel), []).append(known)
+            self.by_function.setdefault((function, skel), []).append(known)
+            self.by_file.setdefault((path, function, known.latest["cls"]), []).append(known)
+
+    def same_place(self, site: dict[str, Any], skel: str) -> list[Chain]:
+        return self.exact.get((site["path"], site["function"], skel), [])
+
+    def same_file(self, site: dict[str, Any], skel: str) -> list[Chain]:
+        """The same message in the same file, in another function (split out or renamed):
+        tried before a function of the same name in another file, which may be a copy of
+        the code elsewhere in the package (srt/.../fp8.py and multimodal_gen/.../fp8.py)."""
+        if site.get("form") == FORM_LOOKUP:
+            return []
+        return self.by_path.get((site["path"], skel), [])
+
+    def moved(self, site: dict[str, Any], skel: str) -> list[Chain]:
+        if site["function"] == "<module>" or site.get("form") == FORM_LOOKUP:
+            return []
+        candidates = self.by_function.get((site["function"], skel), [])
+        same_name = [c for c in candidates if _basename(c) == _basename_of(site)]
+        # A method moved out of its class into a module function of another file
+        # (`ScheduleBatch.alloc_paged_token_slots_extend` -> allocation.py's).
+        others = self.by_short.get((_short(site["function"]), skel), [])
+        return same_name + candidates + others
+
+
+def _join(
+    release: str,
+    sites: list[dict[str, Any]],
+    skels: dict[int, str],
+    claimed: set[int],
+    find: Callable[[dict[str, Any], str], list[Chain]],
+) -> list[dict[str, Any]]:
+    """Each site joins the first unclaimed chain `find` offers it; returns the others."""
+    left: list[dict[str, Any]] = []
+    for site in sites:
+        chain = _claim(find(site, skels[id(site)]), claimed)
+        if chain is None:
+            left.append(site)
+        else:
+            chain.locations.append((release, site))
+    return left
+
+
 def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list[Chain]:
     """Chains for `(release, sites)` given oldest release first."""
     chains: list[Chain] = []
     for release, sites in releases:
-        exact: dict[tuple[str, str, str], list[Chain]] = {}
-        by_function: dict[tuple[str, str], list[Chain]] = {}
-        by_file: dict[tuple[str, str, str], list[Chain]] = {}
-        by_path: dict[tuple[str, str], list[Chain]] = {}
-        by_short: dict[tuple[str, str], list[Chain]] = {}  # `Class.method` as `method`
-        for known in chains:
-            path, function, skel = known.key()
-            exact.setdefault((path, function, skel), []).append(known)
-            by_path.setdefault((path, skel), []).append(known)
-            by_short.setdefault((_short(function), skel), []).append(known)
-            by_function.setdefault((function, skel), []).append(known)
-            by_file.setdefault((path, function, known.latest["cls"]), []).append(known)
+        known = _Known(chains)
+        skels = {id(site): identity(site) for site in sites}
         claimed: set[int] = set()
-        pending: list[dict[str, Any]] = []
-        for site in sites:
-            key = (site["path"], site["function"], identity(site))
-            chain: Chain | None = _claim(exact.get(key, []), claimed)
-            if chain is None:
-                pending.append(site)
-            else:
-                chain.locations.append((release, site))
-        # The same message in the same file, in another function (split out or renamed):
-        # before a function of the same name in another file, which may be a copy of the
-        # code elsewhere in the package (srt/.../fp8.py and multimodal_gen/.../fp8.py).
-        moved_out: list[dict[str, Any]] = []
-        for site in pending:
-            chain = None
-            if site.get("form") != FORM_LOOKUP:
-                chain = _claim(by_path.get((site["path"], identity(site)), []), claimed)
-            if chain is None:
-                moved_out.append(site)
-            else:
-                chain.locations.append((release, site))
-        unmatched: list[dict[str, Any]] = []
-        for site in moved_out:
-            skel = identity(site)
-            chain = None
-            if site["function"] != "<module>" and site.get("form") != FORM_LOOKUP:
-                candidates = by_function.get((site["function"], skel), [])
-                same_name = [c for c in candidates if _basename(c) == _basename_of(site)]
-                # A method moved out of its class into a module function of another file
-                # (`ScheduleBatch.alloc_paged_token_slots_extend` -> allocation.py's).
-                others = by_short.get((_short(site["function"]), skel), [])
-                chain = _claim(same_name + candidates + others, claimed)
-            if chain is None:
-                unmatched.append(site)
-            else:
-                chain.locations.append((release, site))
+        unmatched = sites
+        for find in (known.same_place, known.same_file, known.moved):
+            unmatched = _join(release, unmatched, skels, claimed, find)
         for site in unmatched:
-            skel = identity(site)
+            skel = skels[id(site)]
             best: tuple[float, Chain] | None = None
-            for old in by_file.get((site["path"], site["function"], site["cls"]), []):
+            for old in known.by_file.get((site["path"], site["function"], site["cls"]), []):
                 if id(old) in claimed:
                     continue
                 ratio = difflib.SequenceMatcher(None, identity(old.latest), skel)

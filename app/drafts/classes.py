@@ -14,7 +14,9 @@ import ast
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from app.drafts.defined import ClassDef, closure
 from app.drafts.extract import (
+    EXCEPTION_SUFFIXES,
     Part,
     Placeholder,
     _name,
@@ -23,8 +25,6 @@ from app.drafts.extract import (
     message_parts,
     normalise,
 )
-
-_EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,18 +55,11 @@ class ClassMessage:
 def _exceptions(classes: list[ast.ClassDef]) -> set[str]:
     """Names of the module's exception classes: a base named like one (`...Error`), or a
     base that is one of the module's own exception classes (`class QuotaError(BaseErr)`)."""
-    found: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for node in classes:
-            if node.name in found:
-                continue
-            bases = [_name(b).rsplit(".", 1)[-1] for b in node.bases]
-            if any(b.endswith(_EXCEPTION_SUFFIXES) or b in found for b in bases):
-                found.add(node.name)
-                changed = True
-    return found
+    defs = [
+        ClassDef(n.name, n.name, tuple(_name(b).rsplit(".", 1)[-1] for b in n.bases), False)
+        for n in classes
+    ]
+    return closure(defs, frozenset(), EXCEPTION_SUFFIXES)
 
 
 def _method(node: ast.ClassDef, name: str) -> ast.FunctionDef | None:

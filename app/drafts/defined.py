@@ -12,7 +12,7 @@ import builtins
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from app.drafts.extract import _name
+from app.drafts.extract import EXCEPTION_SUFFIXES, _name
 
 ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
 # Builtin exceptions, warnings left out: a function returning a `UserWarning(...)` hands it
@@ -24,7 +24,6 @@ BUILTIN_EXCEPTIONS = frozenset(
     and issubclass(value, BaseException)
     and not issubclass(value, Warning)
 )
-_EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +65,7 @@ def class_defs(tree: ast.AST) -> list[ClassDef]:
     return out
 
 
-def _closure(defs: list[ClassDef], roots: frozenset[str], suffixes: tuple[str, ...]) -> set[str]:
+def closure(defs: list[ClassDef], roots: frozenset[str], suffixes: tuple[str, ...]) -> set[str]:
     """Names of the classes whose bases reach `roots` (or a name with `suffixes`)."""
     found: set[str] = set()
     changed = True
@@ -88,7 +87,7 @@ def resolve(found: Iterable[ClassDef]) -> PackageClasses:
     An Enum name is kept only if every class of that name is an Enum with one qualified
     name and no `_missing_` (a call could not tell them apart otherwise)."""
     defs = list(found)
-    enum_names = _closure(defs, ENUM_BASES, ())
+    enum_names = closure(defs, ENUM_BASES, ())
     enums: dict[str, str] = {}
     clash: set[str] = set()
     for d in defs:
@@ -96,7 +95,7 @@ def resolve(found: Iterable[ClassDef]) -> PackageClasses:
         if not is_enum or d.missing or enums.get(d.name, d.qualname) != d.qualname:
             clash.add(d.name)
         enums.setdefault(d.name, d.qualname)
-    exceptions = _closure(defs, BUILTIN_EXCEPTIONS, _EXCEPTION_SUFFIXES)
+    exceptions = closure(defs, BUILTIN_EXCEPTIONS, EXCEPTION_SUFFIXES)
     kept = {k: v for k, v in enums.items() if k not in clash and k in enum_names}
     return PackageClasses(kept, frozenset(exceptions))
 

@@ -13,6 +13,8 @@ import string
 from dataclasses import dataclass
 
 MAX_PLACEHOLDER_NAME = 60
+# A base class named like one of these is an exception class (`class QuotaError(BaseError)`).
+EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 _PERCENT = re.compile(
     r"%(?:\((?P<key>[^)\n]{1,100})\))?[#0\- +]*(?:\*|\d{1,4})?(?:\.(?:\*|\d{1,4}))?[hlL]?"
     r"(?P<conv>[diouxXeEfFgGcrsa%])"

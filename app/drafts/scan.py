@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from app.drafts.classes import ClassMessage
 from app.drafts.defined import BUILTIN_EXCEPTIONS, PackageClasses, class_defs, resolve
 from app.drafts.extract import (
+    EXCEPTION_SUFFIXES,
     Part,
     Placeholder,
     RaiseSite,
@@ -128,7 +129,6 @@ _SIGNATURE = (
     "|got multiple values for argument '.+'"
 )
 MAX_DOCSTRING = 600
-_EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 _RETURNED_SUFFIXES = ("Error", "Exception")  # a returned `...Warning` goes to warnings.warn
 
 
@@ -309,7 +309,7 @@ class _Scanner:
             return
         if isinstance(stmt, ast.ClassDef):
             bases = tuple(_name(b) for b in stmt.bases)
-            if any(b.rsplit(".", 1)[-1].endswith(_EXCEPTION_SUFFIXES) for b in bases):
+            if any(b.rsplit(".", 1)[-1].endswith(EXCEPTION_SUFFIXES) for b in bases):
                 self.classes.append(ExceptionClass(stmt.name, bases, stmt.lineno))
             self._body(stmt.body, [*scope, stmt.name], func, conds)
             return

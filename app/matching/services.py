@@ -18,6 +18,7 @@ Every result carries an `answer` that says what is known and what is not.
 
 from __future__ import annotations
 
+import builtins
 import re
 import weakref
 from collections.abc import Callable, Iterable
@@ -90,12 +91,33 @@ _INTERPRETER_MESSAGE = re.compile(
     | No\ module\ named\ \S+ | cannot\ import\ name\ \S.*
     | unsupported\ operand\ type\(s\)\ for\ .+ | name\ '\w+'\ is\ not\ defined
     | (?:local\ variable|cannot\ access\ local\ variable)\ '\w+'\ .+
+    | object\ of\ type\ '[\w.]+'\ has\ no\ len\(\)
     | (?:integer\ |float\ )?division\ (?:or\ modulo\ )?by\ zero
     | maximum\ recursion\ depth\ exceeded.*
     | too\ many\ values\ to\ unpack.* | not\ enough\ values\ to\ unpack.*
     )\Z""",
     re.DOTALL,
 )
+# A message whose first value is the instance's own class (`'{type(self).__name__}' object
+# has no attribute '{name}'` in a `__getattr__`) names that class or a subclass: never
+# `None` or a builtin type, which only the interpreter's own error names.
+_SELF_TYPE = re.compile(r"\A['\"]?\{(?:type\(self\)|self\.__class__)\.__(?:qual)?name__\}")
+_CLASS_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_BUILTIN_TYPES = frozenset(
+    {name for name, value in vars(builtins).items() if isinstance(value, type)}
+    | {"NoneType", "function", "method", "module", "builtin_function_or_method", "generator"}
+)
+# The interpreter's own words in the messages above. A record whose template has no other
+# word (`{res} object has no attribute {attr_name}`) says nothing a paste could confirm
+# unless a frame of the traceback is in its file.
+_INTERPRETER_WORDS = frozenset(
+    """type object has no attribute got an unexpected keyword argument multiple values for
+    missing required positional keyword only arguments takes list tuple string range index
+    out of is not subscriptable callable iterable iterator module named cannot import name
+    from unsupported operand s local variable access integer float division or modulo by
+    zero maximum recursion depth exceeded too many to unpack enough expected len""".split()
+)
+_TEMPLATE_WORD = re.compile(r"[A-Za-z]+")
 _CANNOT_IMPORT = re.compile(r"cannot import name ['\u2018\u2019\"]?(\w+)")
 _NO_MODULE = re.compile(r"No module named ['\u2018\u2019\"]?([\w.]+)")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
@@ -496,9 +518,57 @@ def _raised_in_a_frame(exc: ParsedException) -> bool:
     return bool(exc.frames) and (exc.frames[-1].source or "").startswith("raise ")
 
 
+@lru_cache(maxsize=1 << 12)
+def _only_interpreter_words(message: str) -> bool:
+    """The template's literal words are all the interpreter's (its values aside)."""
+    if _SELF_TYPE.match(message):
+        return False  # names its own class: `_not_its_class` checks the value
+    literal = _PLACEHOLDER.sub(" ", message)
+    return all(w.lower() in _INTERPRETER_WORDS for w in _TEMPLATE_WORD.findall(literal))
+
+
+def _says_nothing(entry: PatternEntry, exc: ParsedException, frame_files: set[str]) -> bool:
+    """An interpreter-worded message matched by a template of only the interpreter's words,
+    in a file no frame is in: a dependency's generic helper, not where the error came from."""
+    if not entry.error_message or entry.statement is not None:
+        return False
+    if frame_files and file_key(entry.file_path or "") in frame_files:
+        return False
+    return _only_interpreter_words(entry.error_message) and _interpreter_worded(exc, None)
+
+
+def _alike_by_wording(entry: PatternEntry, frame_files: set[str]) -> bool:
+    """For a message the interpreter words: a record whose template shares only those
+    words (its own class's name aside), in a file no frame is in: alike text, no evidence."""
+    if not entry.error_message or (frame_files and file_key(entry.file_path or "") in frame_files):
+        return False
+    message = _SELF_TYPE.sub("", entry.error_message)
+    return _only_interpreter_words(message)
+
+
+def _not_its_class(entry: PatternEntry, message: str, start: int) -> bool:
+    """The record's message starts with its instance's class, and the paste has no class
+    name there, or `None` or a builtin type, which no instance of the record's class is."""
+    template = entry.error_message
+    found = _SELF_TYPE.match(template) if template else None
+    if template is None or found is None:
+        return False
+    quote = template[0] if template[0] in "'\"" else ""
+    after = template[found.end() :].split("{", 1)[0]
+    begin = start + (len(quote) if message.startswith(quote, start) else 0)
+    stop = message.find(after, begin) if after else -1
+    if stop < 0:
+        return False
+    value = message[begin:stop]
+    function = entry.function or ""
+    own = function.rsplit(".", 1)[0].rsplit(".", 1)[-1] if "." in function else ""
+    return _CLASS_NAME.fullmatch(value) is None or (value in _BUILTIN_TYPES and value != own)
+
+
 def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> bool:
     """True when the matched message is one the Python interpreter words itself."""
     text = exc.message if span is None else exc.message[span[0] : span[1]]
+    text = text.strip().split("\n", 1)[0]  # the interpreter words its messages on one line
     # Also after a logger's or a wrapper's "...: " ("Error in request: f() got ...").
     clauses = text.strip().split(": ")
     return any(
@@ -784,6 +854,12 @@ def _answer(
         if frames:
             reason += f", and none of the {frames} frame(s) is in a file the catalog knows"
         unknown.append(reason + ".")
+        if not frames and any(_interpreter_worded(e, None) for e in parsed.exceptions):
+            unknown.append(
+                "Python words this message itself (an attribute, a call's arguments, an "
+                "index, an import): any line could raise it, and the paste has no traceback "
+                "frame to say which. Paste the whole traceback."
+            )
     if parsed.truncated:
         unknown.append("The paste was longer than the limit; only part of it was read.")
     return {"evidence": kind, "known": known, "unknown": unknown}
@@ -834,7 +910,13 @@ def match_parsed(
     frame_files = {file_key(f.file) for e in parsed.exceptions for f in e.frames}
     for exc in parsed.exceptions:
         whole = False
-        for hit in _most_likely(index.search(exc.message, budget), exc, frame_files):
+        hits = [
+            hit
+            for hit in index.search(exc.message, budget)
+            if not _not_its_class(hit.entry, exc.message, hit.start)
+            and not _says_nothing(hit.entry, exc, frame_files)
+        ]
+        for hit in _most_likely(hits, exc, frame_files):
             whole = whole or (hit.whole and hit.specificity >= WEAK_PATTERN_CHARS)
             item = _build(
                 hit.entry,
@@ -850,6 +932,10 @@ def match_parsed(
         if whole:
             continue  # a strong pattern matched the whole message: a shared start adds nothing
         for hit in index.prefix_search(exc.message):
+            if _not_its_class(hit.entry, exc.message, hit.start) or _says_nothing(
+                hit.entry, exc, frame_files
+            ):
+                continue
             item = _build(
                 hit.entry,
                 exc,
@@ -891,8 +977,11 @@ def match_parsed(
         fallback = True
         search = text_search if text_search is not None else default_text_search(index)
         for exc in parsed.exceptions:
+            generic = _interpreter_worded(exc, None)
             for record_id, sim in search(exc.message, limit):
                 entry = index.get(record_id) or PatternEntry(record_id, "")
+                if generic and _alike_by_wording(entry, frame_files):
+                    continue
                 item = _build(
                     entry,
                     exc,

@@ -260,7 +260,7 @@ def test_a_cut_message_whose_template_starts_with_a_short_literal_is_found():
     ]
 
 
-def test_an_interpreter_worded_message_of_another_file_ranks_below_the_frames():
+def test_a_template_of_only_the_interpreters_words_is_no_evidence():
     generic = PatternEntry(
         "torch-generic",
         r".+?\(\) got an unexpected keyword argument '.+?'",
@@ -285,14 +285,52 @@ def test_an_interpreter_worded_message_of_another_file_ranks_below_the_frames():
         "TypeError: Phi3SmallModel.__init__.<locals>.<lambda>() got an unexpected keyword"
         " argument 'idx'\n"
     )
-    ranked = match_error(paste, MatchIndex([generic, local])).matches
-    assert [(m.record_id, m.why.kind) for m in ranked] == [
-        ("in-make-layers", "frame"),
-        ("torch-generic", "pattern"),
-    ]
-    # Without frames the interpreter-worded match is still the answer.
-    alone = match_error(paste.rsplit("\n", 2)[-2], MatchIndex([generic, local])).matches
-    assert [m.record_id for m in alone] == ["torch-generic"]
+    index = MatchIndex([generic, local])
+    ranked = match_error(paste, index).matches
+    assert [(m.record_id, m.why.kind) for m in ranked] == [("in-make-layers", "frame")]
+    # Without frames nothing says where it came from, and the answer says so.
+    alone = match_error(paste.rsplit("\n", 2)[-2], index)
+    assert alone.matches == ()
+    assert any("Paste the whole traceback" in u for u in alone.answer["unknown"])
+    # A frame in the generic template's own file makes it the answer again.
+    in_torch = paste.replace("sglang/srt/utils.py", "torch/_utils.py").replace("410", "50")
+    assert [m.record_id for m in match_error(in_torch, index).matches][0] == "torch-generic"
+
+
+def _getattr_entry(record_id: str, message: str, function: str) -> PatternEntry:
+    pattern = message.replace("{type(self).__name__}", ".+?").replace("{name}", ".+?")
+    return PatternEntry(
+        record_id,
+        pattern,
+        "AttributeError",
+        "python/sglang/srt/managers/schedule_batch.py",
+        120,
+        message,
+        function=function,
+        repo="sgl-project/sglang",
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "found"),
+    [
+        ("AttributeError: 'Req' object has no attribute 'foo'", True),
+        ("AttributeError: 'ChunkedReq' object has no attribute 'foo'", True),  # a subclass
+        ("AttributeError: 'NoneType' object has no attribute 'evict'", False),
+        ("AttributeError: 'str' object has no attribute 'eos_token_id'", False),
+        ("Error in request: 'NoneType' object has no attribute 'schema_'", False),
+    ],
+)
+def test_a_getattr_naming_its_own_class_fits_no_builtin_type(message, found):
+    quoted = _getattr_entry(
+        "req-getattr", "'{type(self).__name__}' object has no attribute '{name}'", "Req.__getattr__"
+    )
+    bare = _getattr_entry(
+        "bare-getattr", "{type(self).__name__} has no attribute {name}", "Data.__getattr__"
+    )
+    ids = [m.record_id for m in match_error(message, MatchIndex([quoted, bare])).matches]
+    assert ("req-getattr" in ids) is found
+    assert "bare-getattr" not in ids  # its value would be "'Req' object"
 
 
 def test_no_match_at_all(index):
