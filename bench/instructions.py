@@ -51,9 +51,11 @@ def _wsgi_calls(db: str, mode: str, count: int) -> list[Callable[[], None]]:
     from werkzeug.test import EnvironBuilder
 
     from app import create_app
+    from app.corpus.catalog import warm
     from bench.http_bench import bodies
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": db, "RATELIMIT_ENABLED": False})
+    warm(app, wait=True)  # as a gunicorn worker (app/wsgi.py) builds and settles its catalog
 
     def call_for(path: str, body: str | None) -> Callable[[], None]:
         environ = EnvironBuilder(
@@ -82,12 +84,13 @@ def _wsgi_calls(db: str, mode: str, count: int) -> list[Callable[[], None]]:
 
 def _match_error_calls(db: str, cases: str | None) -> list[Callable[[], None]]:
     from app import create_app
-    from app.corpus.catalog import get_catalog
+    from app.corpus.catalog import get_catalog, warm
     from app.extensions import db as sa
     from app.matching import match_error
     from tests.matching.heldout import load_cases
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": db, "TESTING": True})
+    warm(app, wait=True)
     with app.app_context():
         index = get_catalog(sa.session, str(sa.engine.url)).index
     found = load_cases(Path(cases)) if cases else load_cases()

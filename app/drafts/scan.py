@@ -62,7 +62,8 @@ FORM_IMPORT = "import"  # `from X import a`, `import X`: ImportError / ModuleNot
 FORM_LOOKUP = "lookup"  # `params_dict[name]`: KeyError with the key as the message
 FORM_CALL = "call"  # `gemm(a, b_bias=x)` of a kernel package: TypeError on its signature
 FORM_ENUM = "enum value"  # `LoadFormat(value)` of the package's Enum: ValueError
-STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP, FORM_CALL, FORM_ENUM)
+FORM_KEYWORDS = "keyword twice"  # `f(level=x, **kw)`: TypeError when kw has `level` too
+STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP, FORM_CALL, FORM_ENUM, FORM_KEYWORDS)
 # A message the server reports to the client instead of raising it (an abort, an error
 # response, an `error_msg` it returns): what the client's error body carries.
 FORM_REPORTED = "reported"
@@ -123,6 +124,8 @@ KERNEL_PACKAGES = frozenset(
         "sgl_kernel_npu",
     }
 )
+# The interpreter names a callee by its module and qualified name (`a.b.Cls()`, in 3.9+).
+_QUALIFIED = "(?:[A-Za-z_][A-Za-z0-9_.<>]*[.])?"
 _SIGNATURE = (
     "missing [0-9]+ required (?:positional |keyword-only )?arguments?: .+"
     "|takes (?:from [0-9]+ to )?[0-9]+ positional arguments? but [0-9]+ (?:was|were) given"
@@ -331,11 +334,11 @@ class _Scanner:
             elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr):
                 self._lookup(stmt, func, conds)
                 self._reported(stmt, func, conds)
-                self._kernel_calls(stmt, func, conds)
+                self._calls(stmt, func, conds)
                 self._enum_lookups(stmt, func, conds)
             elif isinstance(stmt, ast.Return):
                 self._reported(stmt, func, conds)
-                self._kernel_calls(stmt, func, conds)
+                self._calls(stmt, func, conds)
                 self._enum_lookups(stmt, func, conds)
         if isinstance(stmt, ast.Return):
             self._returned(stmt, func, conds)
@@ -670,7 +673,11 @@ class _Scanner:
             if _name(node.func).rsplit(".", 1)[-1] not in _REPORTERS:
                 continue
             args = [k.value for k in node.keywords if k.arg in _MESSAGE_KEYWORDS]
-            found.extend(args or node.args[:1])
+            positional = node.args[:2] if _is_status(node.args[:1]) else node.args[:1]
+            # A status passed first (`create_error_response(HTTPStatus.BAD_REQUEST, "...")`,
+            # arguments swapped in some releases): the text is the body's `type`, the
+            # status its `message`; the client's body carries both.
+            found.extend(args or positional[-1:])
         for arg in found:
             if isinstance(arg, ast.Name):
                 continue  # a message variable: its assignment is the site
@@ -684,37 +691,63 @@ class _Scanner:
                 self._pending.append((func.name, variable, len(self.statements)))
             self._statement(stmt, REPORTED_CLASS, parts, FORM_REPORTED, func, conds, on_line=False)
 
-    def _kernel_calls(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
-        """A call of a kernel package's function with keyword arguments: the TypeError a
-        build of that package with another signature raises for it."""
-        if not (self._kernel_names or self._kernel_modules):
-            return
+    def _calls(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
+        """Calls whose arguments the interpreter checks against the callee: a kernel
+        package's function called with keywords (the TypeError a build with another
+        signature raises), and any call that passes a keyword beside `**mapping` (the
+        TypeError when the mapping holds that key too)."""
         value = getattr(stmt, "value", None)
         for node in ast.walk(value) if value is not None else ():
-            if not isinstance(node, ast.Call):
+            if not isinstance(node, ast.Call) or not any(k.arg for k in node.keywords):
                 continue
-            target = node.func
-            if isinstance(target, ast.Name) and target.id in self._kernel_names:
-                callee = target.id
-            elif (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id in self._kernel_modules
-            ):
-                callee = target.attr
-            else:
-                continue
-            if not any(k.arg for k in node.keywords):
-                continue
-            # Any keyword: the one a user's build lacks may be in a release between pins.
-            pattern = (
-                f"(?:[A-Za-z_][A-Za-z0-9_]*[.])?{escape_literal(callee)}(?:[.]__init__)?[(][)] "
-                f"(?:got an unexpected keyword argument '[^']+'|{_SIGNATURE})"
-            )
-            head = f"{callee}() got an unexpected keyword argument '"
-            parts = (head, Placeholder("keyword"), "'")
-            # The call's own line: what a frame shows when the call spans a statement's lines.
-            self._statement(node, "TypeError", parts, FORM_CALL, func, conds, pattern)
+            callee = self._kernel_callee(node.func)
+            if callee is not None:
+                # Any keyword: the one a user's build lacks may be in a release between pins.
+                pattern = (
+                    f"{_QUALIFIED}{escape_literal(callee)}(?:[.]__init__)?[(][)] "
+                    f"(?:got an unexpected keyword argument '[^']+'|{_SIGNATURE})"
+                )
+                head = f"{callee}() got an unexpected keyword argument '"
+                parts = (head, Placeholder("keyword"), "'")
+                # The call's own line: what a frame shows when a call spans a statement's lines.
+                self._statement(node, "TypeError", parts, FORM_CALL, func, conds, pattern)
+            elif any(k.arg is None for k in node.keywords):
+                self._keyword_twice(node, func, conds)
+
+    def _kernel_callee(self, target: ast.expr) -> str | None:
+        """The kernel package's function a call's target names, if it names one."""
+        if isinstance(target, ast.Name) and target.id in self._kernel_names:
+            return target.id
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id in self._kernel_modules
+        ):
+            return target.attr
+        return None
+
+    def _keyword_twice(self, call: ast.Call, func: _Function, conds: list[_Cond]) -> None:
+        """`ServerArgs(*args, log_level=level, **kwargs)`: Python raises `TypeError:
+        mod.ServerArgs() got multiple values for keyword argument 'log_level'` when
+        `kwargs` holds one of the keywords the call also names."""
+        if isinstance(call.func, ast.Name):
+            callee = call.func.id
+        elif isinstance(call.func, ast.Attribute):
+            callee = call.func.attr
+        else:
+            return  # `factory()(**kw)`: the interpreter names a callee the code does not
+        named = list(dict.fromkeys(k.arg for k in call.keywords if k.arg))
+        keywords = "|".join(escape_literal(k) for k in named)
+        pattern = (
+            f"{_QUALIFIED}{escape_literal(callee)}(?:[.]__init__)?[(][)] "
+            f"got multiple values for keyword argument '(?:{keywords})'"
+        )
+        parts = (
+            f"{callee}() got multiple values for keyword argument '",
+            Placeholder("keyword"),
+            "'",
+        )
+        self._statement(call, "TypeError", parts, FORM_KEYWORDS, func, conds, pattern)
 
     def _enum_class(self, call: ast.Call) -> str | None:
         """The qualified name of the package's Enum class a call looks a value up in, when
@@ -771,6 +804,17 @@ class _Scanner:
                 key = Placeholder(_name(node.slice))
                 self._statement(stmt, "KeyError", (key,), FORM_LOOKUP, func, conds, _KEY_PATTERN)
                 return
+
+
+def _is_status(args: list[ast.expr]) -> bool:
+    """The argument is an HTTP status: `HTTPStatus.BAD_REQUEST`, `status.HTTP_400_...`, 400."""
+    if not args:
+        return False
+    arg = args[0]
+    if isinstance(arg, ast.Constant):
+        return isinstance(arg.value, int) and not isinstance(arg.value, bool)
+    name = _name(arg)
+    return name.startswith("HTTPStatus.") or ".HTTP_" in name or name.startswith("HTTP_")
 
 
 def _kernel_imports(tree: ast.AST) -> tuple[frozenset[str], frozenset[str]]:

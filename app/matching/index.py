@@ -12,13 +12,14 @@ text>" when' match, but a pattern found in the middle of a longer sentence does 
 from __future__ import annotations
 
 import re
+import sys
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import ahocorasick
 import re2
@@ -105,6 +106,9 @@ class PatternEntry:
     # An assert's expression, as its first line reads (`numerator % denominator == 0`):
     # a writer who quotes `assert <expr>` without the message is pointed to it.
     assertion: str | None = None
+    # A lookup's code words (its excerpt's identifiers and quoted names): a KeyError that
+    # quotes a weight's name, with no frame, is told apart by the names it shares.
+    context: frozenset[str] = frozenset()
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> PatternEntry:
@@ -123,9 +127,9 @@ class PatternEntry:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class PatternHit:
-    """A verified pattern match: span within the message and whether it is the whole."""
+class PatternHit(NamedTuple):
+    """A verified pattern match: span within the message and whether it is the whole.
+    (A named tuple: a message thousands of sites raise makes thousands of hits.)"""
 
     entry: PatternEntry
     start: int
@@ -133,6 +137,9 @@ class PatternHit:
     whole: bool
     specificity: int
     cut: bool = False  # prefix hits: the text ends inside the template (else it diverges)
+    # Message search hits: the entry's place in MatchIndex.order, and its file's key.
+    order: int = 0
+    file: str = ""
 
 
 def template_overlap(template: str, text: str) -> tuple[int, bool]:
@@ -436,12 +443,15 @@ class MatchIndex:
         self._by_inner: dict[str, list[int]] = {}
         self._by_file: dict[str, list[int]] = {}
         self._by_assertion: dict[str, list[int]] = {}
+        self._file_keys: list[str] = []
         for entry in entries:
             idx = len(self._entries)
             self._entries.append(entry)
             self._by_id[entry.record_id] = idx
-            if entry.file_path:
-                self._by_file.setdefault(file_key(entry.file_path), []).append(idx)
+            key = sys.intern(file_key(entry.file_path)) if entry.file_path else ""  # one per file
+            self._file_keys.append(key)
+            if key:
+                self._by_file.setdefault(key, []).append(idx)
             if entry.assertion and len(entry.assertion) >= MIN_ASSERTION_CHARS:
                 key = entry.assertion[:MIN_ASSERTION_CHARS]
                 self._by_assertion.setdefault(key, []).append(idx)
@@ -471,6 +481,28 @@ class MatchIndex:
                 if inner:
                     self._by_inner.setdefault(inner[:PREFIX_KEY].casefold(), []).append(idx)
         self._always_set = frozenset(self._always)
+        # Each entry's place among all, for hits that tie on the paste's evidence: curated,
+        # more specific, in more releases first; then by file, line and id (never random).
+        ranked = sorted(
+            range(len(self._entries)),
+            key=lambda i: (
+                self._entries[i].is_draft is not False,
+                -self._specificity[i],
+                -self._entries[i].releases,
+                self._entries[i].file_path or "",
+                self._entries[i].line_number or 0,
+                self._entries[i].record_id,
+            ),
+        )
+        self._order = [0] * len(ranked)
+        for place, i in enumerate(ranked):
+            self._order[i] = place
+        self._weight_lookups = [
+            self._entries[i]
+            for i in self._by_id.values()
+            if self._entries[i].frame_only
+            and (self._entries[i].function or "").endswith("load_weights")
+        ]
         self._automaton = ahocorasick.Automaton()
         for literal in self._by_literal:
             self._automaton.add_word(literal, literal)
@@ -554,32 +586,48 @@ class MatchIndex:
         views = {len(message): _segments(message)}
         binary = views[len(message)].data is not None
         always = self._always_set
-        hits: list[PatternHit] = []
+        entries = self._entries
         # Sites that share a pattern share its verification (the head it sees too).
-        verified: dict[tuple[str, bool], tuple[int, int, bool] | None] = {}
+        groups: dict[tuple[str, bool], list[int]] = {}
         for idx in self.candidates(message, folded):
-            key = (self._entries[idx].pattern, idx in always)
-            if key in verified:
-                found = verified[key]
-            elif not all(run in folded for run in self._required(key[0])):
-                found = verified[key] = None  # a literal every match has is missing
+            key = (entries[idx].pattern, idx in always)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [idx]
             else:
-                if budget is not None and budget.spent():
-                    break
-                rx = self._regex(idx, binary)
-                if rx is None:
-                    continue
-                # A costly program sees a shorter head of the message: no one check is slow.
-                size = min(len(message), MAX_VERIFY_COST // max(self._program[key[0]], 1))
-                if idx in always:
-                    size = min(size, ALWAYS_VERIFY_CHARS)
-                if size not in views:
-                    views[size] = _segments(message[:size])
-                found = verified[key] = _verify(rx, views[size])
-            if found is not None:
-                start, end, whole = found
-                entry = self._entries[idx]
-                hits.append(PatternHit(entry, start, end, whole, self._specificity[idx]))
+                group.append(idx)
+        hits: list[PatternHit] = []
+        for (pattern, unkeyed), group in groups.items():
+            if not all(run in folded for run in self._required(pattern)):
+                continue  # a literal every match has is missing
+            if budget is not None and budget.spent():
+                break
+            rx = self._regex(group[0], binary)
+            if rx is None:
+                continue
+            # A costly program sees a shorter head of the message: no one check is slow.
+            size = min(len(message), MAX_VERIFY_COST // max(self._program[pattern], 1))
+            if unkeyed:
+                size = min(size, ALWAYS_VERIFY_CHARS)
+            if size not in views:
+                views[size] = _segments(message[:size])
+            found = _verify(rx, views[size])
+            if found is None:
+                continue
+            start, end, whole = found
+            hits.extend(
+                PatternHit(
+                    entries[idx],
+                    start,
+                    end,
+                    whole,
+                    self._specificity[idx],
+                    False,
+                    self._order[idx],
+                    self._file_keys[idx],
+                )
+                for idx in group
+            )
         return hits
 
     def prefix_search(self, message: str) -> list[PatternHit]:
@@ -661,6 +709,10 @@ class MatchIndex:
                 found.append((pos, key))
         found.sort()
         return found
+
+    def weight_lookups(self) -> list[PatternEntry]:
+        """Lookups in a model's `load_weights` (`params_dict[name]`), newest wording each."""
+        return self._weight_lookups
 
     def assertion_search(self, message: str) -> list[tuple[PatternEntry, int, int]]:
         """Assert sites whose expression the message quotes after `assert ` (the rest of

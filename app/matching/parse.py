@@ -49,10 +49,15 @@ _LOGGED_IMPORT = re.compile(
 _IMPORT_CLASS = {"No module named": "ModuleNotFoundError", "cannot import name": "ImportError"}
 # The message of an error body, JSON or a Python repr: "message": "...", 'message': '...'
 # The closing quote may be missing: a body cut off at the end of a line or of the paste.
-_BODY_MESSAGE = re.compile(
-    r"""["']message["']\s{0,4}:\s{0,4}"""
+_BODY_VALUE = (
+    r"""\s{0,4}:\s{0,4}"""
     r"""(?:"((?:\\.|[^"\\\n]){1,8000})(?:"|(?=\n)|\Z)|'((?:\\.|[^'\\\n]){1,8000})(?:'|(?=\n)|\Z))"""
 )
+_BODY_MESSAGE = re.compile(r"""["']message["']""" + _BODY_VALUE)
+# Some sglang releases passed create_error_response's arguments swapped: the body's
+# "message" is the status code ("400") and its "type" the server's message.
+_BODY_TYPE = re.compile(r"""["']type["']""" + _BODY_VALUE)
+_STATUS_ONLY = re.compile(r"\d{3}")
 _BODY_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
 _BODY_SIMPLE = {"n": "\n", "t": "\t", "r": "", "b": "\b", "f": "\f"}
 
@@ -344,6 +349,12 @@ def body_messages(text: str) -> list[str]:
     for m in _BODY_MESSAGE.finditer(text):
         raw = m.group(1) if m.group(1) is not None else m.group(2)
         message = _unescape_body(raw).strip()
+        if _STATUS_ONLY.fullmatch(message):
+            end = text.find("}", m.end())
+            body = text[text.rfind("{", 0, m.start()) + 1 : end if end >= 0 else len(text)]
+            kind = _BODY_TYPE.search(body)
+            if kind is not None:
+                message = _unescape_body(kind.group(1) or kind.group(2) or "").strip()
         if message and message not in found:
             found.append(message)
         if len(found) >= MAX_BODIES:

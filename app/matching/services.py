@@ -23,7 +23,7 @@ import re
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 from app.matching.index import MatchIndex, PatternEntry, PatternHit, VerifyBudget, file_key
@@ -45,6 +45,7 @@ KIND_PREFIX = "prefix"
 KIND_FRAME = "frame"
 KIND_STATEMENT = "statement"
 KIND_ASSERTION = "assertion"  # the paste quotes `assert <expr>`: the assert of that expression
+KIND_KEY = "key"  # a KeyError quoting a weight's name, no frame: the loaders' lookups
 KIND_TEXT = "text"
 MAX_SAME_SITE = 20
 # A message many sites raise alike (`No module named 'torch'`: thousands of imports) has
@@ -63,8 +64,12 @@ _TIER = {
     KIND_ASSERTION: 3,
     KIND_PREFIX: 2,
     KIND_FRAME: 1,
+    KIND_KEY: 1,
     KIND_TEXT: 0,
 }
+# A KeyError quoting a checkpoint tensor's name: `'model.layers.3.mlp.down_proj.weight_scale'`.
+_WEIGHT_NAME = re.compile(r"""['"]?([A-Za-z_]\w*(?:\.\w+){2,40})['"]?""")
+_WEIGHT_PART = re.compile(r"weight|bias|scale|zero|g_idx|inv_freq|proj|embed|norm|head", re.I)
 # The classes a statement site's statement raises (by its record's class).
 _STATEMENT_CLASSES = {
     "AssertionError": frozenset({"AssertionError"}),
@@ -393,6 +398,10 @@ def _build(
         # as strong as a whole-message pattern match in the frame's own function.
         score = 0.75 + 0.08 * max(_CLASS_LEVEL[agreement], 1) + 0.06 * nearness
         tier = (_TIER[kind], 1)
+    elif kind == KIND_KEY:
+        # Names the tensor and the paste share (specificity): below any frame's evidence.
+        score = 0.1 + 0.01 * min(specificity, 10)
+        tier = (_TIER[kind], specificity)
     elif kind == KIND_FRAME:
         # A record of the frame's own function before any class agreement elsewhere.
         score = 0.2 + 0.07 * same_function + 0.02 * _CLASS_LEVEL[agreement] + 0.02 * nearness
@@ -698,6 +707,49 @@ def _frame_items(
     return None, []
 
 
+def _weight_name(exc: ParsedException) -> frozenset[str] | None:
+    """The parts of the checkpoint tensor's name a frameless KeyError quotes, if it does."""
+    if exc.frames or (exc.error_class or "").rsplit(".", 1)[-1] != "KeyError":
+        return None
+    found = _WEIGHT_NAME.fullmatch(exc.message.strip())
+    if found is None:
+        return None
+    parts = found.group(1).split(".")
+    if not _WEIGHT_PART.search(parts[-1]):
+        return None
+    return frozenset(p for p in parts if not p.isdigit())
+
+
+def _key_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> list[_Item]:
+    """A KeyError quoting a weight's name with no frame to say where: the `params_dict[name]`
+    lookups of the models' `load_weights`, those of a file the paste names (`Deepseek V3`)
+    or whose code shares more of the name's parts first. None when nothing is shared."""
+    items: list[_Item] = []
+    words: frozenset[str] | None = None
+    for exc in parsed.exceptions:
+        name = _weight_name(exc)
+        if name is None:
+            continue
+        if words is None:
+            words = paste_words(parsed.text, [e.message for e in parsed.exceptions])
+        for entry in index.weight_lookups():
+            fit = 2 * file_named(words, entry.file_path) + len(name & entry.context)
+            if fit:
+                items.append(
+                    _build(
+                        entry,
+                        exc,
+                        kind=KIND_KEY,
+                        span=None,
+                        whole=False,
+                        specificity=fit,
+                        similarity=None,
+                        memo=memo,
+                    )
+                )
+    return items
+
+
 def _statement_text(text: str | None) -> str:
     return " ".join((text or "").split())
 
@@ -847,6 +899,17 @@ def _answer(
             "The error itself has no record: it comes from a plain statement or from code "
             "the catalog does not cover."
         )
+    elif kind == KIND_KEY:
+        known.append(
+            "The KeyError quotes a checkpoint tensor's name: a model's `load_weights` looked"
+            f" it up by name and the model defines no such parameter. Shown: {count} such"
+            " lookup(s), those of a model the paste names, or whose code names more of the"
+            " tensor's parts, first."
+        )
+        unknown.append(
+            "Which model's loader raised it: the paste has no traceback frame. Paste the"
+            " whole traceback to know."
+        )
     elif kind == KIND_TEXT:
         known.append("No pattern matches; these results are by text similarity only.")
     else:
@@ -865,35 +928,40 @@ def _answer(
     return {"evidence": kind, "known": known, "unknown": unknown}
 
 
-def _most_likely(
-    hits: list[PatternHit], exc: ParsedException, frame_files: set[str]
-) -> list[PatternHit]:
-    """At most MAX_SCORED_HITS hits, the ones the ranking would put first: in a file a
-    frame is in, whole-message, class agreeing, curated, specific, in more releases."""
-    if len(hits) <= MAX_SCORED_HITS:
-        return hits
+def _is_evidence(hit: PatternHit, exc: ParsedException, frame_files: set[str]) -> bool:
+    """Whether a hit says anything of where the error came from (see the two checks)."""
+    return not _not_its_class(hit.entry, exc.message, hit.start) and not _says_nothing(
+        hit.entry, exc, frame_files
+    )
 
+
+def _most_likely(
+    hits: list[PatternHit],
+    exc: ParsedException,
+    frame_files: set[str],
+    keep: Callable[[PatternHit], bool],
+) -> list[PatternHit]:
+    """The hits `keep` passes; of many, the MAX_SCORED_HITS the ranking would put first:
+    in a file a frame is in, whole-message, class agreeing, then by the index's order
+    (curated, specific, in more releases)."""
+    if len(hits) <= MAX_SCORED_HITS:
+        return [hit for hit in hits if keep(hit)]
     levels: dict[str | None, int] = {}
 
-    def key(hit: PatternHit) -> tuple[Any, ...]:
-        entry = hit.entry
-        level = levels.get(entry.error_class)
+    def key(hit: PatternHit) -> tuple[bool, bool, int, int]:
+        cls = hit.entry.error_class
+        level = levels.get(cls)
         if level is None:
-            level = _CLASS_LEVEL[class_agreement(exc.error_class, entry.error_class)]
-            levels[entry.error_class] = level
-        return (
-            bool(frame_files) and file_key(entry.file_path or "") not in frame_files,
-            not hit.whole,
-            -level,
-            entry.is_draft is not False,
-            -hit.specificity,
-            -entry.releases,
-            entry.file_path or "",
-            entry.line_number or 0,
-            entry.record_id,
-        )
+            level = levels[cls] = _CLASS_LEVEL[class_agreement(exc.error_class, cls)]
+        return (bool(frame_files) and hit.file not in frame_files, not hit.whole, -level, hit.order)
 
-    return sorted(hits, key=key)[:MAX_SCORED_HITS]
+    kept: list[PatternHit] = []
+    for hit in sorted(hits, key=key):
+        if keep(hit):
+            kept.append(hit)
+            if len(kept) == MAX_SCORED_HITS:
+                break
+    return kept
 
 
 def match_parsed(
@@ -910,13 +978,8 @@ def match_parsed(
     frame_files = {file_key(f.file) for e in parsed.exceptions for f in e.frames}
     for exc in parsed.exceptions:
         whole = False
-        hits = [
-            hit
-            for hit in index.search(exc.message, budget)
-            if not _not_its_class(hit.entry, exc.message, hit.start)
-            and not _says_nothing(hit.entry, exc, frame_files)
-        ]
-        for hit in _most_likely(hits, exc, frame_files):
+        keep = partial(_is_evidence, exc=exc, frame_files=frame_files)
+        for hit in _most_likely(index.search(exc.message, budget), exc, frame_files, keep):
             whole = whole or (hit.whole and hit.specificity >= WEAK_PATTERN_CHARS)
             item = _build(
                 hit.entry,
@@ -932,9 +995,7 @@ def match_parsed(
         if whole:
             continue  # a strong pattern matched the whole message: a shared start adds nothing
         for hit in index.prefix_search(exc.message):
-            if _not_its_class(hit.entry, exc.message, hit.start) or _says_nothing(
-                hit.entry, exc, frame_files
-            ):
+            if not keep(hit):
                 continue
             item = _build(
                 hit.entry,
@@ -971,6 +1032,9 @@ def match_parsed(
         # No message evidence, or only interpreter-worded messages of files no frame is in.
         frame, items = _frame_items(parsed, index, memo)
         for item in items:
+            _keep_best(scored, item)
+    if not scored:
+        for item in _key_items(parsed, index, memo):
             _keep_best(scored, item)
     fallback = False
     if not scored:

@@ -311,3 +311,48 @@ def test_an_asserts_expression_quoted_alone_answers_with_that_assert(built, clie
     # Words that only start an expression are not enough.
     short = client.post("/api/v1/match", json={"text": "assert numerator ok"}).get_json()
     assert not [m for m in short["matches"] if m["why"]["kind"] == "assertion"]
+
+
+def test_a_weight_name_keyerror_without_frames_answers_with_the_loaders_lookups(built, client):
+    """An issue title quoting only the KeyError (sglang #6054): the `params_dict[name]`
+    lookups of the model the title names come first, and the answer says what is unknown."""
+    title = (
+        "[Bug] load Deepseek V3 bf16 error: KeyError: "
+        "'model.layers.3.mlp.shared_experts.down_proj.weight_scale'"
+    )
+    body = _top(client, title)
+    assert body["answer"]["evidence"] == "key"
+    top = body["matches"][0]
+    assert top["why"]["kind"] == "key" and top["errorClass"] == "KeyError"
+    assert "/models/deepseek" in top["at"]["filePath"]
+    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    assert record["site"]["whyFired"]["function"].endswith("load_weights")
+    assert any("no traceback frame" in u for u in body["answer"]["unknown"])
+    # A KeyError of another key is no weight's name: nothing is claimed.
+    other = _top(client, "KeyError: 'mineru2_qwen'")
+    assert all(m["why"]["kind"] != "key" for m in other["matches"])
+    client.get("/match")
+    with client.session_transaction() as session:
+        token = session["csrf_token"]
+    page = client.post("/match", data={"text": title, "csrf_token": token})
+    assert page.status_code == 200
+    assert "quotes a checkpoint tensor's name and has no frame" in page.get_data(as_text=True)
+
+
+def test_a_keyword_given_twice_and_a_swapped_error_body_answer_through_the_api(built, client):
+    """`ServerArgs(*args, log_level=log_level, **kwargs)` in Runtime.__init__ (FastChat
+    passed log_level twice), and a body whose message is its status code (sglang #4658)."""
+    text = (
+        "TypeError: sglang.srt.server_args.ServerArgs() got multiple values for keyword "
+        "argument 'log_level'"
+    )
+    top = _top(client, text)["matches"][0]
+    assert top["why"]["kind"] == "pattern" and top["errorClass"] == "TypeError"
+    assert top["at"]["filePath"].endswith("lang/backend/runtime_endpoint.py")
+    text = (
+        "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '400', "
+        "'type': 'Failed to parse fc related info to json format!', 'param': None, 'code': 400}"
+    )
+    top = _top(client, text)["matches"][0]
+    assert top["at"]["filePath"].endswith("srt/openai_api/adapter.py")
+    assert top["errorMessage"] == "Failed to parse fc related info to json format!"

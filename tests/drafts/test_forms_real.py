@@ -140,7 +140,7 @@ def statements():
     sites = {
         (s["path"], s["line"]): s
         for s in draft.sites
-        if s["form"] in ("bare assert", "import", "lookup", "reported", "call")
+        if s["form"] in ("bare assert", "import", "lookup", "reported", "call", "keyword twice")
     }
     return draft, sites
 
@@ -253,6 +253,53 @@ def test_a_call_of_a_kernel_package_is_a_site_of_its_signature_errors(statements
         s["form"] == "call" and s["message"].startswith(("print(", "getattr("))
         for s in sites.values()
     )
+
+
+def test_a_message_reported_after_its_status_is_the_bodys_type(statements):
+    """`create_error_response(HTTPStatus.BAD_REQUEST, "Failed to parse ...")` passes the
+    status as the message: the client's body carries the text as its `type`."""
+    _, sites = statements
+    site = sites[("python/sglang/srt/openai_api/adapter.py", 1096)]
+    assert site["form"] == "reported"
+    assert site["message"] == "Failed to parse fc related info to json format!"
+
+
+def test_a_keyword_beside_a_mapping_of_keywords_is_a_site_of_its_duplicate(statements):
+    """`ServerArgs(*args, log_level=log_level, **kwargs)` raises `TypeError: ...ServerArgs()
+    got multiple values for keyword argument 'log_level'` when kwargs holds it too."""
+    _, sites = statements
+    site = sites[("python/sglang/lang/backend/runtime_endpoint.py", 358)]
+    assert (site["form"], site["cls"], site["function"]) == (
+        "keyword twice",
+        "TypeError",
+        "Runtime.__init__",
+    )
+    assert (
+        site["statement"] == "self.server_args = ServerArgs(*args, log_level=log_level, **kwargs)"
+    )
+    index = MatchIndex([PatternEntry("k", site["pattern"], "TypeError")])
+    for pasted, found in (
+        (
+            "sglang.srt.server_args.ServerArgs() got multiple values for keyword argument "
+            "'log_level'",
+            True,
+        ),
+        ("ServerArgs.__init__() got multiple values for keyword argument 'log_level'", True),
+        ("ServerArgs() got multiple values for keyword argument 'port'", False),
+        ("ServerArgs() got an unexpected keyword argument 'log_level'", False),
+    ):
+        assert any(h.whole for h in index.search(pasted)) is found, pasted
+    # `super().__init__(tie_word_embeddings=..., **kwargs)`: the interpreter names the base.
+    config = sites[("python/sglang/srt/configs/dbrx.py", 276)]
+    index = MatchIndex([PatternEntry("c", config["pattern"], "TypeError")])
+    pasted = (
+        "transformers.configuration_utils.PretrainedConfig.__init__() got multiple values for "
+        "keyword argument 'tie_word_embeddings'"
+    )
+    assert any(h.whole for h in index.search(pasted))
+    # A subscripted callee (a triton kernel's launch) is named by no such message.
+    launches = "python/sglang/srt/layers/attention/triton_ops/decode_attention.py"
+    assert (launches, 442) not in sites and (launches, 555) not in sites
 
 
 def test_a_deep_from_import_is_a_site_of_its_missing_submodule():

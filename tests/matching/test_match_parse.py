@@ -344,6 +344,20 @@ def test_an_error_body_cut_off_before_its_closing_quote_is_still_read():
     ]
 
 
+def test_a_body_whose_message_is_its_status_code_is_read_from_its_type():
+    # Some sglang releases swapped create_error_response's arguments.
+    text = (
+        "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '400', "
+        "'type': 'Failed to parse fc related info to json format!', 'param': None, 'code': 400}"
+    )
+    bodies = [e.message for e in parse_error(text).exceptions if e.role == ROLE_BODY]
+    assert bodies == ["Failed to parse fc related info to json format!"]
+    # A status code with no type beside it stays what the body said; another body is its own.
+    text = '{"message": "404"} {"type": "NotFoundError", "message": "no such model"}'
+    bodies = [e.message for e in parse_error(text).exceptions if e.role == ROLE_BODY]
+    assert bodies == ["404", "no such model"]
+
+
 def test_a_frame_in_inline_code_over_two_lines_is_read():
     text = (
         '`File "/ws/sglang/python/sglang/srt/model_loader/weight_utils.py", line 535, in '

@@ -792,3 +792,50 @@ def test_a_traceback_raised_in_a_known_frame_puts_a_dependencys_alike_message_be
     # Without the frame, the dependency's pattern is all there is, and it comes first.
     bare = "ValueError: Expected 2 output messages (reasoning and final), but got 3."
     assert match_error(bare, index).matches[0].record_id == "torch"
+
+
+def _weight_lookup(record_id, path, context):
+    return PatternEntry(
+        record_id,
+        "['\"]?.+?['\"]?",
+        "KeyError",
+        path,
+        400,
+        "{name}",
+        repo="sgl-project/sglang",
+        function="Model.load_weights",
+        statement="param = params_dict[name]",
+        frame_only=True,
+        context=frozenset(context),
+    )
+
+
+def test_a_weight_name_keyerror_without_frames_ranks_the_loaders_lookups():
+    index = MatchIndex(
+        [
+            _weight_lookup("llama", "python/sglang/srt/models/llama.py", ["gate_up_proj"]),
+            _weight_lookup(
+                "deepseek",
+                "python/sglang/srt/models/deepseek_v2.py",
+                ["shared_experts", "gate_up_proj"],
+            ),
+            _weight_lookup("qwen", "python/sglang/srt/models/qwen2.py", ["rotary_emb"]),
+        ]
+    )
+    key = "'model.layers.19.mlp.shared_experts.gate_up_proj.input_scale'"
+    result = match_error(f"[Bug] KeyError: {key}", index)
+    assert result.answer["evidence"] == "key"
+    # The tensor shares two names with deepseek's code, one with llama's, none with qwen's.
+    assert [m.record_id for m in result.matches] == ["deepseek", "llama"]
+    # The model a title names comes first.
+    named = match_error(f"[Bug] llama 3 fails to load: KeyError: {key}", index)
+    assert named.matches[0].record_id == "llama"
+    # With a frame, the frame says where; a key that names no weight claims nothing.
+    framed = match_error(
+        'Traceback (most recent call last):\n  File "/x/train.py", line 3, in main\n'
+        f"    w = weights[name]\nKeyError: {key}\n",
+        index,
+    )
+    assert all(m.why.kind != "key" for m in framed.matches)
+    assert not match_error("KeyError: 'shared_experts'", index).matches
+    assert not match_error("KeyError: 'a.b.c'", index).matches
