@@ -11,6 +11,7 @@ text>" when' match, but a pattern found in the middle of a longer sentence does 
 
 from __future__ import annotations
 
+import heapq
 import re
 import sys
 import time
@@ -573,11 +574,20 @@ class MatchIndex:
                 found.update(self._by_literal[lit])
         return sorted(found)
 
-    def search(self, message: str, budget: VerifyBudget | None = None) -> list[PatternHit]:
+    def search(
+        self,
+        message: str,
+        budget: VerifyBudget | None = None,
+        per_site_kind: int | None = None,
+        files: set[str] | frozenset[str] = frozenset(),
+    ) -> list[PatternHit]:
         """All entries whose pattern matches the message (whole or a segment).
 
         Literal-less patterns see only the head of the message; with a ``budget``, the
-        search stops when it runs out (``budget.exceeded`` says so).
+        search stops when it runs out (``budget.exceeded`` says so). With
+        ``per_site_kind``, of the sites that share a pattern and a class (`No module named
+        'torch'`: thousands), only that many come back, first in ``order``, plus those in
+        ``files`` (file keys): the ones a ranking by evidence, then order, keeps.
         """
         message = message[:MAX_VERIFY_CHARS]
         if not message.strip():
@@ -588,33 +598,44 @@ class MatchIndex:
         always = self._always_set
         entries = self._entries
         # Sites that share a pattern share its verification (the head it sees too).
-        groups: dict[tuple[str, bool], list[int]] = {}
+        groups: dict[tuple[str, bool, str | None], list[int]] = {}
         for idx in self.candidates(message, folded):
-            key = (entries[idx].pattern, idx in always)
+            entry = entries[idx]
+            key = (entry.pattern, idx in always, entry.error_class)
             group = groups.get(key)
             if group is None:
                 groups[key] = [idx]
             else:
                 group.append(idx)
         hits: list[PatternHit] = []
-        for (pattern, unkeyed), group in groups.items():
-            if not all(run in folded for run in self._required(pattern)):
-                continue  # a literal every match has is missing
-            if budget is not None and budget.spent():
-                break
-            rx = self._regex(group[0], binary)
-            if rx is None:
-                continue
-            # A costly program sees a shorter head of the message: no one check is slow.
-            size = min(len(message), MAX_VERIFY_COST // max(self._program[pattern], 1))
-            if unkeyed:
-                size = min(size, ALWAYS_VERIFY_CHARS)
-            if size not in views:
-                views[size] = _segments(message[:size])
-            found = _verify(rx, views[size])
+        verified: dict[tuple[str, bool], tuple[int, int, bool] | None] = {}
+        for (pattern, unkeyed, _cls), group in groups.items():
+            if (pattern, unkeyed) in verified:
+                found = verified[pattern, unkeyed]
+            elif not all(run in folded for run in self._required(pattern)):
+                found = verified[pattern, unkeyed] = None  # a literal every match has is missing
+            else:
+                if budget is not None and budget.spent():
+                    break
+                rx = self._regex(group[0], binary)
+                if rx is None:
+                    continue
+                # A costly program sees a shorter head of the message: no one check is slow.
+                size = min(len(message), MAX_VERIFY_COST // max(self._program[pattern], 1))
+                if unkeyed:
+                    size = min(size, ALWAYS_VERIFY_CHARS)
+                if size not in views:
+                    views[size] = _segments(message[:size])
+                found = verified[pattern, unkeyed] = _verify(rx, views[size])
             if found is None:
                 continue
             start, end, whole = found
+            if per_site_kind is not None and len(group) > per_site_kind:
+                first = heapq.nsmallest(per_site_kind, group, key=self._order.__getitem__)
+                chosen = set(first)
+                group = first + [
+                    i for i in group if self._file_keys[i] in files and i not in chosen
+                ]
             hits.extend(
                 PatternHit(
                     entries[idx],

@@ -51,6 +51,9 @@ MAX_SAME_SITE = 20
 # A message many sites raise alike (`No module named 'torch'`: thousands of imports) has
 # its hits ranked on a cheap key first, and only this many are scored.
 MAX_SCORED_HITS = 256
+# Of the sites that share a pattern and a class, those a search returns (with those in a
+# frame's file): enough that the hits the ranking filters out leave MAX_SCORED_HITS.
+PER_SITE_KIND = 2 * MAX_SCORED_HITS
 MAX_FRAME_CANDIDATES = 64
 CLASS_EXACT = "exact"
 CLASS_NAME = "name"
@@ -979,7 +982,8 @@ def match_parsed(
     for exc in parsed.exceptions:
         whole = False
         keep = partial(_is_evidence, exc=exc, frame_files=frame_files)
-        for hit in _most_likely(index.search(exc.message, budget), exc, frame_files, keep):
+        found = index.search(exc.message, budget, PER_SITE_KIND, frame_files)
+        for hit in _most_likely(found, exc, frame_files, keep):
             whole = whole or (hit.whole and hit.specificity >= WEAK_PATTERN_CHARS)
             item = _build(
                 hit.entry,

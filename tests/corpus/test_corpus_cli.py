@@ -329,8 +329,9 @@ def test_a_weight_name_keyerror_without_frames_answers_with_the_loaders_lookups(
     assert record["site"]["whyFired"]["function"].endswith("load_weights")
     assert any("no traceback frame" in u for u in body["answer"]["unknown"])
     # A KeyError of another key is no weight's name: nothing is claimed.
-    other = _top(client, "KeyError: 'mineru2_qwen'")
+    other = client.post("/api/v1/match", json={"text": "KeyError: 'mineru2_qwen'"}).get_json()
     assert all(m["why"]["kind"] != "key" for m in other["matches"])
+    assert other["answer"]["evidence"] != "key"
     client.get("/match")
     with client.session_transaction() as session:
         token = session["csrf_token"]
