@@ -13,6 +13,7 @@ distinct variants ("<pseudo-word>: <message>"). Queries are instantiated message
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import re
 import statistics
@@ -121,6 +122,9 @@ def run(cases: list[Case], size: int, queries: int, naive_queries: int, seed: in
     t0 = time.perf_counter()
     index = MatchIndex(c.entry for c in corpus)
     build_s = time.perf_counter() - t0
+    # As a serving worker does once its catalog is built (app/corpus/catalog.py `_settle`).
+    gc.collect()
+    gc.freeze()
     t0 = time.perf_counter()
     default_text_search(index)  # the app builds it with its catalog; time it apart
     text_s = time.perf_counter() - t0
@@ -166,6 +170,7 @@ def run(cases: list[Case], size: int, queries: int, naive_queries: int, seed: in
         f"  recall@1 traceback {top1 / len(built):.4f} ({top1}/{len(built)}), "
         f"message only (same pattern) {plain_top1 / len(built):.4f}"
     )
+    gc.unfreeze()
 
 
 def self_check(cases: list[Case], seed: int) -> None:

@@ -195,7 +195,6 @@ def build_index(session: DbSession) -> MatchIndex:
         spans[row[0]] = spans.get(row[0], 0) + 1
     statements = _statements(session)
     assertions = _assertions(session)
-    none: tuple[str | None, bool, frozenset[str]] = (None, False, frozenset())
     current = [
         PatternEntry(
             rid,
@@ -225,7 +224,7 @@ def build_index(session: DbSession) -> MatchIndex:
                 Record.repo,
             ).where(Record.retracted_at.is_(None))
         )
-        for statement, frame_only, context in (statements.get(rid, none),)
+        for statement, frame_only, context in (statements.get(rid, _NO_STATEMENT),)
     ]
     by_id = {e.record_id: e for e in current}
     older: dict[tuple[str, str, str], PatternEntry] = {}
@@ -258,6 +257,7 @@ def build_index(session: DbSession) -> MatchIndex:
 
 
 _CODE_WORD = re.compile(r"[A-Za-z_]\w+")
+_NO_STATEMENT: tuple[str | None, bool, frozenset[str]] = (None, False, frozenset())
 
 
 def _statements(session: DbSession) -> dict[str, tuple[str | None, bool, frozenset[str]]]:

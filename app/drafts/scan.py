@@ -673,7 +673,8 @@ class _Scanner:
             if _name(node.func).rsplit(".", 1)[-1] not in _REPORTERS:
                 continue
             args = [k.value for k in node.keywords if k.arg in _MESSAGE_KEYWORDS]
-            positional = node.args[:2] if _is_status(node.args[:1]) else node.args[:1]
+            status_first = bool(node.args) and _is_status(node.args[0])
+            positional = node.args[:2] if status_first else node.args[:1]
             # A status passed first (`create_error_response(HTTPStatus.BAD_REQUEST, "...")`,
             # arguments swapped in some releases): the text is the body's `type`, the
             # status its `message`; the client's body carries both.
@@ -806,11 +807,8 @@ class _Scanner:
                 return
 
 
-def _is_status(args: list[ast.expr]) -> bool:
+def _is_status(arg: ast.expr) -> bool:
     """The argument is an HTTP status: `HTTPStatus.BAD_REQUEST`, `status.HTTP_400_...`, 400."""
-    if not args:
-        return False
-    arg = args[0]
     if isinstance(arg, ast.Constant):
         return isinstance(arg.value, int) and not isinstance(arg.value, bool)
     name = _name(arg)

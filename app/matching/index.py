@@ -15,6 +15,7 @@ import heapq
 import re
 import sys
 import time
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -138,7 +139,7 @@ class PatternHit(NamedTuple):
     whole: bool
     specificity: int
     cut: bool = False  # prefix hits: the text ends inside the template (else it diverges)
-    # Message search hits: the entry's place in MatchIndex.order, and its file's key.
+    # Message search hits: the entry's place in the index's tie order, its file's key.
     order: int = 0
     file: str = ""
 
@@ -449,10 +450,10 @@ class MatchIndex:
             idx = len(self._entries)
             self._entries.append(entry)
             self._by_id[entry.record_id] = idx
-            key = sys.intern(file_key(entry.file_path)) if entry.file_path else ""  # one per file
-            self._file_keys.append(key)
-            if key:
-                self._by_file.setdefault(key, []).append(idx)
+            path_key = sys.intern(file_key(entry.file_path)) if entry.file_path else ""
+            self._file_keys.append(path_key)  # interned: one string per file
+            if path_key:
+                self._by_file.setdefault(path_key, []).append(idx)
             if entry.assertion and len(entry.assertion) >= MIN_ASSERTION_CHARS:
                 key = entry.assertion[:MIN_ASSERTION_CHARS]
                 self._by_assertion.setdefault(key, []).append(idx)
@@ -495,7 +496,7 @@ class MatchIndex:
                 self._entries[i].record_id,
             ),
         )
-        self._order = [0] * len(ranked)
+        self._order = array("l", [0]) * len(ranked)  # compact: one machine word each
         for place, i in enumerate(ranked):
             self._order[i] = place
         self._weight_lookups = [
@@ -586,8 +587,8 @@ class MatchIndex:
         Literal-less patterns see only the head of the message; with a ``budget``, the
         search stops when it runs out (``budget.exceeded`` says so). With
         ``per_site_kind``, of the sites that share a pattern and a class (`No module named
-        'torch'`: thousands), only that many come back, first in ``order``, plus those in
-        ``files`` (file keys): the ones a ranking by evidence, then order, keeps.
+        'torch'`: thousands), only that many come back, first in the tie order, plus those
+        in ``files`` (file keys): the ones a ranking by evidence, then that order, keeps.
         """
         message = message[:MAX_VERIFY_CHARS]
         if not message.strip():
