@@ -23,7 +23,13 @@ from app.drafts.scan import FORMS  # noqa: E402
 
 def main(argv: list[str]) -> int:
     if argv:
-        meta_path = Path(argv[0])
+        # The corpus file or its `.meta.json` beside it.
+        meta_path = Path(
+            argv[0].removesuffix(".jsonl.gz").removesuffix(".meta.json") + ".meta.json"
+        )
+        if not meta_path.is_file():
+            print(f"{meta_path}: no such corpus meta file", file=sys.stderr)
+            return 1
     else:
         built = sorted(
             (cache_dir() / "corpus").glob("corpus-*.meta.json"), key=lambda p: p.stat().st_mtime

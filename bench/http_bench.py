@@ -6,8 +6,9 @@ Run by hand (never in tests), on a database prepared by ``import_bench.py --keep
     .venv/bin/python bench/http_bench.py \
         --db postgresql://postgres@127.0.0.1:5432/errata_bench_100k
 
-Starts ``gunicorn -w 2 -b 127.0.0.1:PORT 'app:create_app()'`` on loopback, warms both
-workers (each builds its pattern index on its first match), then runs wrk (``--duration``
+Starts ``gunicorn -w 2 -b 127.0.0.1:PORT app.wsgi:app`` on loopback (the served entry and
+``gunicorn.conf.py``: each worker builds and settles its catalog as it starts), warms both
+workers, then runs wrk (``--duration``
 seconds, 2 threads, 16 connections) first on the trivial health endpoint, then on match
 with a rotating set of real tracebacks built from stored records (class, message, file,
 line; a message's ``{placeholders}`` filled with a value). Prints requests/s, p50/p99 and
@@ -107,7 +108,7 @@ def start_gunicorn(db: str, port: int, workers: int) -> subprocess.Popen[bytes]:
             f"127.0.0.1:{port}",
             "-t",
             "120",
-            "app:create_app()",
+            "app.wsgi:app",
         ],
         cwd=ROOT,
         env=env,

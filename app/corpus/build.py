@@ -28,7 +28,7 @@ from app.drafts.sources import iter_python_files
 # Bump DRAFTER_VERSION when the drafter changes what a release yields (re-drafts every
 # release), FORMAT_VERSION when the merge or the corpus lines change.
 DRAFTER_VERSION = "7"
-FORMAT_VERSION = "4"
+FORMAT_VERSION = "5"
 # Bump when what a statement site is changes (re-drafts the releases that draft them).
 STATEMENT_VERSION = "6"
 ANALYZED_AT = "2026-12-02T00:00:00.000Z"

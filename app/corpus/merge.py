@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.corpus.draft import skeleton
-from app.drafts.scan import FORM_LOOKUP
+from app.drafts.scan import FORM_LOOKUP, STATEMENT_FORMS
 
 REWORD_SIMILARITY = 0.6
 
@@ -64,7 +64,7 @@ class _Known:
     def __init__(self, chains: list[Chain]) -> None:
         self.exact: dict[tuple[str, str, str], list[Chain]] = {}
         self.by_function: dict[tuple[str, str], list[Chain]] = {}
-        self.by_file: dict[tuple[str, str, str], list[Chain]] = {}
+        self.by_file: dict[tuple[str, str, str, str | None], list[Chain]] = {}
         self.by_path: dict[tuple[str, str], list[Chain]] = {}
         self.by_short: dict[tuple[str, str], list[Chain]] = {}  # `Class.method` as `method`
         for known in chains:
@@ -73,7 +73,7 @@ class _Known:
             self.by_path.setdefault((path, skel), []).append(known)
             self.by_short.setdefault((_short(function), skel), []).append(known)
             self.by_function.setdefault((function, skel), []).append(known)
-            self.by_file.setdefault((path, function, known.latest["cls"]), []).append(known)
+            self.by_file.setdefault(_reword_key(known.latest), []).append(known)
 
     def same_place(self, site: dict[str, Any], skel: str) -> list[Chain]:
         return self.exact.get((site["path"], site["function"], skel), [])
@@ -128,7 +128,7 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
         for site in unmatched:
             skel = skels[id(site)]
             best: tuple[float, Chain] | None = None
-            for old in known.by_file.get((site["path"], site["function"], site["cls"]), []):
+            for old in known.by_file.get(_reword_key(site), []):
                 if id(old) in claimed:
                     continue
                 ratio = difflib.SequenceMatcher(None, identity(old.latest), skel)
@@ -141,6 +141,15 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
                 claimed.add(id(best[1]))
                 best[1].locations.append((release, site))
     return chains
+
+
+def _reword_key(site: dict[str, Any]) -> tuple[str, str, str, str | None]:
+    """Where a reworded message may continue a chain: the same file, function and class,
+    and for a statement site the same statement form (the interpreter words its messages:
+    `f() got an unexpected keyword argument` and `f() got multiple values for keyword
+    argument` at one call are two errors, not a rewording)."""
+    form = site.get("form")
+    return site["path"], site["function"], site["cls"], form if form in STATEMENT_FORMS else None
 
 
 def _short(function: str) -> str:

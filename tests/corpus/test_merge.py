@@ -61,6 +61,33 @@ def test_a_check_split_out_in_its_file_stays_its_site_not_a_copy_elsewhere():
     ]
 
 
+def test_two_statement_forms_at_one_call_are_two_sites_not_a_rewording():
+    """sglang 0.1.12's `RMSNorm(..., eps=...)` of vllm (a kernel call: `unexpected keyword
+    argument`) and 0.5.5's `RMSNorm(..., **kwargs)` in the same function (a keyword given
+    twice): alike messages of two errors, not one reworded."""
+    path, function = "srt/models/qwen2.py", "Qwen2Model.__init__"
+    call = {
+        **site(path, function, "RMSNorm() got an unexpected keyword argument '", 224, "TypeError"),
+        "form": "call",
+    }
+    twice = {
+        **site(
+            path, function, "RMSNorm() got multiple values for keyword argument '", 317, "TypeError"
+        ),
+        "form": "keyword twice",
+    }
+    chains = merge_releases([("0.1.12", [call]), ("0.5.5", [twice])])
+    assert sorted((c.first["form"], len(c.locations)) for c in chains) == [
+        ("call", 1),
+        ("keyword twice", 1),
+    ]
+    # A raise reworded from one message form to another still continues its chain.
+    literal = {**site(path, function, "Too many heads", 80), "form": "literal"}
+    fstring = {**site(path, function, "Too many attention heads", 81), "form": "f-string"}
+    (chain,) = merge_releases([("0.4.6", [literal]), ("0.5.5", [fstring])])
+    assert len(chain.locations) == 2
+
+
 def test_a_method_moved_out_to_a_module_function_of_another_file_keeps_its_site():
     msg = "Prefill out of memory. Try to lower your batch size.\nTry to allocate {} tokens."
     old = [site("srt/schedule_batch.py", "ScheduleBatch.alloc_paged_extend", msg, 1028)]
