@@ -71,7 +71,8 @@ _TIER = {
     KIND_TEXT: 0,
 }
 # A KeyError quoting a checkpoint tensor's name: `'model.layers.3.mlp.down_proj.weight_scale'`.
-_WEIGHT_NAME = re.compile(r"""['"]?([A-Za-z_]\w*(?:\.\w+){2,40})['"]?""")
+# Quoted, it may be followed by the writer's words (a title's "when loading Qwen3 MoE").
+_WEIGHT_NAME = re.compile(r"""(['"]?)([A-Za-z_]\w*(?:\.\w+){2,40})\1(?=\s|\Z)""")
 _WEIGHT_PART = re.compile(r"weight|bias|scale|zero|g_idx|inv_freq|proj|embed|norm|head", re.I)
 # The classes a statement site's statement raises (by its record's class).
 _STATEMENT_CLASSES = {
@@ -710,17 +711,19 @@ def _frame_items(
     return None, []
 
 
-def _weight_name(exc: ParsedException) -> frozenset[str] | None:
-    """The parts of the checkpoint tensor's name a frameless KeyError quotes, if it does."""
+def _weight_name(exc: ParsedException) -> tuple[frozenset[str], str] | None:
+    """The parts of the checkpoint tensor's name a frameless KeyError quotes, and the name
+    as quoted, if it quotes one (first, or as its whole message)."""
     if exc.frames or (exc.error_class or "").rsplit(".", 1)[-1] != "KeyError":
         return None
-    found = _WEIGHT_NAME.fullmatch(exc.message.strip())
-    if found is None:
+    message = exc.message.strip()
+    found = _WEIGHT_NAME.match(message)
+    if found is None or (not found.group(1) and found.end() != len(message)):
         return None
-    parts = found.group(1).split(".")
+    parts = found.group(2).split(".")
     if not _WEIGHT_PART.search(parts[-1]):
         return None
-    return frozenset(p for p in parts if not p.isdigit())
+    return frozenset(p for p in parts if not p.isdigit()), found.group(0)
 
 
 def _key_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> list[_Item]:
@@ -730,11 +733,13 @@ def _key_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> list[_Ite
     items: list[_Item] = []
     words: frozenset[str] | None = None
     for exc in parsed.exceptions:
-        name = _weight_name(exc)
-        if name is None:
+        found = _weight_name(exc)
+        if found is None:
             continue
+        name, quoted = found
         if words is None:
-            words = paste_words(parsed.text, [e.message for e in parsed.exceptions])
+            # The writer's words around the name (a title's model), not the name's parts.
+            words = paste_words(parsed.text, [quoted])
         for entry in index.weight_lookups():
             fit = 2 * file_named(words, entry.file_path) + len(name & entry.context)
             if fit:

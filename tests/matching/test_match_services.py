@@ -830,6 +830,13 @@ def test_a_weight_name_keyerror_without_frames_ranks_the_loaders_lookups():
     # The model a title names comes first.
     named = match_error(f"[Bug] llama 3 fails to load: KeyError: {key}", index)
     assert named.matches[0].record_id == "llama"
+    # The writer's words may follow the quoted name, and name the model there.
+    after = match_error(f"[Bug] KeyError: {key} when loading Llama 3 fp8", index)
+    assert after.answer["evidence"] == "key" and after.matches[0].record_id == "llama"
+    # Unquoted, the name is the whole message or it is no weight's name.
+    assert match_error(f"KeyError: {key.strip(chr(39))}", index).answer["evidence"] == "key"
+    unquoted = f"KeyError: {key.strip(chr(39))} when loading"
+    assert not match_error(unquoted, index).matches
     # With a frame, the frame says where; a key that names no weight claims nothing.
     framed = match_error(
         'Traceback (most recent call last):\n  File "/x/train.py", line 3, in main\n'
