@@ -70,6 +70,7 @@ _TIER = {
     KIND_KEY: 1,
     KIND_TEXT: 0,
 }
+_ATTRIBUTE_PROTOCOL = frozenset({"__getattr__", "__getattribute__"})
 # A KeyError quoting a checkpoint tensor's name: `'model.layers.3.mlp.down_proj.weight_scale'`.
 # Quoted, it may be followed by the writer's words (a title's "when loading Qwen3 MoE").
 _WEIGHT_NAME = re.compile(r"""(['"]?)([A-Za-z_]\w*(?:\.\w+){2,40})\1(?=\s|\Z)""")
@@ -675,6 +676,8 @@ def _frame_items(
     """Records raised in the file of the innermost frame the catalog knows."""
     for exc in parsed.exceptions:
         for frame in reversed(exc.frames):
+            if _attribute_protocol(exc, frame):
+                continue
             # The frame's own function first (its line moves between releases), then the
             # nearest lines. Statement sites of other functions say nothing about an error
             # raised elsewhere in the file (their own line is _statement_items').
@@ -709,6 +712,17 @@ def _frame_items(
             ]
             return frame, items
     return None, []
+
+
+def _attribute_protocol(exc: ParsedException, frame: Frame) -> bool:
+    """A frame of `__getattr__`/`__getattribute__` under an AttributeError: the attribute
+    protocol passing a missing name on (transformers' `PretrainedConfig.__getattribute__`,
+    torch's `nn.Module.__getattr__`). The statement that read the attribute is its caller's."""
+    return (
+        frame.function in _ATTRIBUTE_PROTOCOL
+        and (exc.error_class or "").rsplit(".", 1)[-1] == "AttributeError"
+        and frame is not exc.frames[0]
+    )
 
 
 def _weight_name(exc: ParsedException) -> tuple[frozenset[str], str] | None:

@@ -846,3 +846,50 @@ def test_a_weight_name_keyerror_without_frames_ranks_the_loaders_lookups():
     assert all(m.why.kind != "key" for m in framed.matches)
     assert not match_error("KeyError: 'shared_experts'", index).matches
     assert not match_error("KeyError: 'a.b.c'", index).matches
+
+
+def test_an_attribute_error_passed_on_by_getattribute_is_answered_at_its_caller():
+    # transformers' PretrainedConfig.__getattribute__ passes the missing name on: the
+    # statement that read it is sglang's, one frame out.
+    config = "python/sglang/srt/configs/model_config.py"
+    utils = "src/transformers/configuration_utils.py"
+    index = MatchIndex(
+        [
+            PatternEntry(
+                "sglang-init",
+                r"User-specified context_length \(.+?\) is greater",
+                "ValueError",
+                config,
+                171,
+                "User-specified context_length ({n}) is greater",
+                repo="sgl-project/sglang",
+                function="ModelConfig.__init__",
+            ),
+            PatternEntry(
+                "transformers-init",
+                r"Missing required field - '.+?'",
+                "TypeError",
+                utils,
+                163,
+                "Missing required field - '{name}'",
+                repo="huggingface/transformers",
+                function="PreTrainedConfig.__init__",
+            ),
+        ]
+    )
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/configs/model_config.py", line 93,'
+        " in __init__\n"
+        "    self.hf_text_config.hidden_size // self.hf_text_config.num_attention_heads,\n"
+        '  File "/usr/local/lib/python3.10/dist-packages/transformers/configuration_utils.py",'
+        " line 210, in __getattribute__\n"
+        "    return super().__getattribute__(key)\n"
+        "AttributeError: 'InternVLChatConfig' object has no attribute 'hidden_size'\n"
+    )
+    result = match_error(text, index)
+    assert [m.record_id for m in result.matches] == ["sglang-init"]
+    assert result.matches[0].why.kind == "frame"
+    # Another class raised in `__getattribute__` is that frame's own error.
+    other = match_error(text.replace("AttributeError", "TypeError"), index)
+    assert other.matches[0].record_id == "transformers-init"
