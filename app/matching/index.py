@@ -11,7 +11,6 @@ text>" when' match, but a pattern found in the middle of a longer sentence does 
 
 from __future__ import annotations
 
-import heapq
 import re
 import sys
 import time
@@ -482,7 +481,7 @@ class MatchIndex:
                 inner = next((p.lstrip() for p in parts[1:] if len(p.strip()) >= PREFIX_KEY), "")
                 if inner:
                     self._by_inner.setdefault(inner[:PREFIX_KEY].casefold(), []).append(idx)
-        self._always_set = frozenset(self._always)
+        self._group_sites()
         # Each entry's place among all, for hits that tie on the paste's evidence: curated,
         # more specific, in more releases first; then by file, line and id (never random).
         ranked = sorted(
@@ -566,6 +565,52 @@ class MatchIndex:
         """Record ids whose pattern RE2 cannot compile (compiles every pattern: slow)."""
         return [e.record_id for i, e in enumerate(self._entries) if self._regex(i) is None]
 
+    def _group_sites(self) -> None:
+        """Sites that share a pattern and a class share its verification and its place in
+        a search: grouped once here (ids in the order of their first member), so a message
+        thousands of sites raise costs a search one group, not thousands of entries."""
+        self._groups: list[tuple[str, bool, array[int]]] = []
+        self._groups_by_literal: dict[str, list[int]] = {}
+        self._always_groups: list[int] = []
+        ids: dict[tuple[str, bool, str | None], int] = {}
+        buckets = [(lit, idx) for lit, members in self._by_literal.items() for idx in members]
+        buckets += [(None, idx) for idx in self._always]
+        for lit, idx in sorted(buckets, key=itemgetter(1)):
+            entry = self._entries[idx]
+            key = (entry.pattern, lit is None, entry.error_class)
+            gid = ids.get(key)
+            if gid is None:
+                gid = ids[key] = len(self._groups)
+                self._groups.append((entry.pattern, lit is None, array("l")))
+                if lit is None:
+                    self._always_groups.append(gid)
+                else:
+                    self._groups_by_literal.setdefault(lit, []).append(gid)
+            self._groups[gid][2].append(idx)
+        # Of a group larger than a search returns: its members by the tie order, and by
+        # file (built on first use; few groups are that large).
+        self._first_of: dict[tuple[int, int], tuple[list[int], int]] = {}
+        self._by_file_of: dict[int, dict[str, list[int]]] = {}
+
+    def _first(self, gid: int, count: int) -> tuple[list[int], int]:
+        """A large group's first ``count`` members in the tie order, and the last one's
+        place in that order."""
+        found = self._first_of.get((gid, count))
+        if found is None:
+            first = sorted(self._groups[gid][2], key=self._order.__getitem__)[:count]
+            found = self._first_of[gid, count] = (first, self._order[first[-1]])
+        return found
+
+    def _in_files(self, gid: int, files: set[str] | frozenset[str]) -> list[int]:
+        """A large group's members in the files ``files`` names, in index order."""
+        by_file = self._by_file_of.get(gid)
+        if by_file is None:
+            by_file = self._by_file_of[gid] = {}
+            for idx in self._groups[gid][2]:
+                by_file.setdefault(self._file_keys[idx], []).append(idx)
+        found = [i for f in files for i in by_file.get(f, ())]
+        return sorted(found) if len(files) > 1 else found
+
     def candidates(self, message: str, folded: str | None = None) -> list[int]:
         """Entries whose required literal occurs in the message, plus the always-verify list."""
         found: set[int] = set(self._always)
@@ -596,21 +641,15 @@ class MatchIndex:
         folded = message.casefold()
         views = {len(message): _segments(message)}
         binary = views[len(message)].data is not None
-        always = self._always_set
         entries = self._entries
-        # Sites that share a pattern share its verification (the head it sees too).
-        groups: dict[tuple[str, bool, str | None], list[int]] = {}
-        for idx in self.candidates(message, folded):
-            entry = entries[idx]
-            key = (entry.pattern, idx in always, entry.error_class)
-            group = groups.get(key)
-            if group is None:
-                groups[key] = [idx]
-            else:
-                group.append(idx)
+        gids: set[int] = set(self._always_groups)
+        if self._groups_by_literal:
+            for lit in set(map(_VALUE, self._automaton.iter(folded))):
+                gids.update(self._groups_by_literal[lit])
         hits: list[PatternHit] = []
         verified: dict[tuple[str, bool], tuple[int, int, bool] | None] = {}
-        for (pattern, unkeyed, _cls), group in groups.items():
+        for gid in sorted(gids):
+            pattern, unkeyed, group = self._groups[gid]
             if (pattern, unkeyed) in verified:
                 found = verified[pattern, unkeyed]
             elif not all(run in folded for run in self._required(pattern)):
@@ -631,12 +670,13 @@ class MatchIndex:
             if found is None:
                 continue
             start, end, whole = found
+            members: Iterable[int] = group
             if per_site_kind is not None and len(group) > per_site_kind:
-                first = heapq.nsmallest(per_site_kind, group, key=self._order.__getitem__)
-                chosen = set(first)
-                group = first + [
-                    i for i in group if self._file_keys[i] in files and i not in chosen
-                ]
+                first, last = self._first(gid, per_site_kind)
+                members = first
+                if files:
+                    order = self._order
+                    members = first + [i for i in self._in_files(gid, files) if order[i] > last]
             hits.extend(
                 PatternHit(
                     entries[idx],
@@ -648,7 +688,7 @@ class MatchIndex:
                     self._order[idx],
                     self._file_keys[idx],
                 )
-                for idx in group
+                for idx in members
             )
         return hits
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.matching.index import MatchIndex, PatternEntry, template_overlap
+from app.matching.index import MatchIndex, PatternEntry, file_key, template_overlap
 from app.matching.literals import extract, required_runs
 
 pytestmark = pytest.mark.unit
@@ -227,3 +227,34 @@ def test_a_value_ending_in_the_next_literals_first_character_is_no_cut_of_it():
     assert template_overlap(template, long_value) == (27, False)
     assert template_overlap(template, "Capture cuda graph failed: oops.") == (27, True)
     assert template_overlap(template, "Capture cuda graph failed: oops. Poss") == (33, True)
+
+
+def test_a_search_capped_per_site_kind_returns_the_first_in_tie_order_and_the_frames_files():
+    # 40 sites raise one message alike; another class of the same pattern is its own kind.
+    sites = [
+        entry(
+            f"s{i:02d}",
+            r"No module named 'torch'",
+            error_class="ModuleNotFoundError",
+            file_path=f"python/sglang/m{i:02d}/mod.py",
+            releases=i % 3,  # more releases first in the tie order
+        )
+        for i in range(40)
+    ]
+    other = entry("imp", r"No module named 'torch'", error_class="ImportError", file_path="x/y.py")
+    index = MatchIndex([*sites, other])
+    everything = index.search("No module named 'torch'")
+    assert {h.entry.record_id for h in everything} == {e.record_id for e in [*sites, other]}
+    files = {file_key("python/sglang/m00/mod.py"), file_key("python/sglang/m39/mod.py")}
+    capped = index.search("No module named 'torch'", per_site_kind=5, files=files)
+    by_order = sorted(everything[:40], key=lambda h: h.order)
+    first = [h.entry.record_id for h in by_order[:5]]
+    ids = [h.entry.record_id for h in capped]
+    assert ids[:5] == first
+    assert set(ids[5:]) == ({"s00", "s39", "imp"} - set(first))
+    assert all(index.get(i).releases == 2 for i in first)
+    # The same search again (the group's first members are kept) gives the same hits.
+    assert [
+        h.entry.record_id
+        for h in index.search("No module named 'torch'", per_site_kind=5, files=files)
+    ] == ids
