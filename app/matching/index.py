@@ -445,6 +445,13 @@ class MatchIndex:
         self._by_file: dict[str, list[int]] = {}
         self._by_assertion: dict[str, list[int]] = {}
         self._file_keys: list[str] = []
+        # Sites that share a pattern and a class share its verification and its place in a
+        # search: grouped here (ids in the order of their first member), so a message
+        # thousands of sites raise costs a search one group, not thousands of entries.
+        self._groups: list[tuple[str, bool, list[int]]] = []
+        self._groups_by_literal: dict[str, list[int]] = {}
+        self._always_groups: list[int] = []
+        self._group_ids: dict[tuple[str, bool, str | None], int] = {}
         for entry in entries:
             idx = len(self._entries)
             self._entries.append(entry)
@@ -464,8 +471,10 @@ class MatchIndex:
             if lits.best is None:
                 if len(self._always) < MAX_ALWAYS:
                     self._always.append(idx)
+                    self._group(idx, None)
             else:
                 self._by_literal.setdefault(lits.best, []).append(idx)
+                self._group(idx, lits.best)
             message = entry.error_message or ""
             head = next((h for h in _IMPORT_HEADS if message.startswith(h)), None)
             if entry.statement is not None and head is not None:
@@ -481,7 +490,11 @@ class MatchIndex:
                 inner = next((p.lstrip() for p in parts[1:] if len(p.strip()) >= PREFIX_KEY), "")
                 if inner:
                     self._by_inner.setdefault(inner[:PREFIX_KEY].casefold(), []).append(idx)
-        self._group_sites()
+        del self._group_ids
+        # Of a group larger than a search returns: its members by the tie order, and by
+        # file (built on first use; few groups are that large).
+        self._first_of: dict[tuple[int, int], tuple[list[int], int]] = {}
+        self._by_file_of: dict[int, dict[str, list[int]]] = {}
         # Each entry's place among all, for hits that tie on the paste's evidence: curated,
         # more specific, in more releases first; then by file, line and id (never random).
         ranked = sorted(
@@ -565,32 +578,18 @@ class MatchIndex:
         """Record ids whose pattern RE2 cannot compile (compiles every pattern: slow)."""
         return [e.record_id for i, e in enumerate(self._entries) if self._regex(i) is None]
 
-    def _group_sites(self) -> None:
-        """Sites that share a pattern and a class share its verification and its place in
-        a search: grouped once here (ids in the order of their first member), so a message
-        thousands of sites raise costs a search one group, not thousands of entries."""
-        self._groups: list[tuple[str, bool, array[int]]] = []
-        self._groups_by_literal: dict[str, list[int]] = {}
-        self._always_groups: list[int] = []
-        ids: dict[tuple[str, bool, str | None], int] = {}
-        buckets = [(lit, idx) for lit, members in self._by_literal.items() for idx in members]
-        buckets += [(None, idx) for idx in self._always]
-        for lit, idx in sorted(buckets, key=itemgetter(1)):
-            entry = self._entries[idx]
-            key = (entry.pattern, lit is None, entry.error_class)
-            gid = ids.get(key)
-            if gid is None:
-                gid = ids[key] = len(self._groups)
-                self._groups.append((entry.pattern, lit is None, array("l")))
-                if lit is None:
-                    self._always_groups.append(gid)
-                else:
-                    self._groups_by_literal.setdefault(lit, []).append(gid)
-            self._groups[gid][2].append(idx)
-        # Of a group larger than a search returns: its members by the tie order, and by
-        # file (built on first use; few groups are that large).
-        self._first_of: dict[tuple[int, int], tuple[list[int], int]] = {}
-        self._by_file_of: dict[int, dict[str, list[int]]] = {}
+    def _group(self, idx: int, literal: str | None) -> None:
+        entry = self._entries[idx]
+        key = (entry.pattern, literal is None, entry.error_class)
+        gid = self._group_ids.get(key)
+        if gid is None:
+            gid = self._group_ids[key] = len(self._groups)
+            self._groups.append((entry.pattern, literal is None, []))
+            if literal is None:
+                self._always_groups.append(gid)
+            else:
+                self._groups_by_literal.setdefault(literal, []).append(gid)
+        self._groups[gid][2].append(idx)
 
     def _first(self, gid: int, count: int) -> tuple[list[int], int]:
         """A large group's first ``count`` members in the tie order, and the last one's
