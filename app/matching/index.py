@@ -280,6 +280,11 @@ def _cut_literal(text: str, start: int, literal: str) -> int:
 MIN_ASSERTION_CHARS = 16
 MAX_ASSERTION_HITS = 32
 _ASSERT_QUOTED = re.compile(r"(?<![\w.])assert\s+([^\n]{16,400})")
+# A message that starts with a self-documenting f-string value (`f"{res=}, {res.text=}"`:
+# `res=<Response [503]>, res.text='...'`): the head `name=` is code, which a writer's prose
+# does not start with. The name is at least three characters.
+_SELF_DOC_TEMPLATE = re.compile(r"([A-Za-z_][\w.]{2,80})=\{")
+_SELF_DOC_MESSAGE = re.compile(r"\s*([A-Za-z_][\w.]{2,80})=(?=\S)")
 _ASSERT_TRAIL = " `'\",;:"
 
 
@@ -444,6 +449,7 @@ class MatchIndex:
         self._by_inner: dict[str, list[int]] = {}
         self._by_file: dict[str, list[int]] = {}
         self._by_assertion: dict[str, list[int]] = {}
+        self._by_self_doc: dict[str, list[int]] = {}
         self._file_keys: list[str] = []
         # Sites that share a pattern and a class share its verification and its place in a
         # search: grouped here (ids in the order of their first member), so a message
@@ -466,6 +472,9 @@ class MatchIndex:
             if entry.frame_only:
                 self._specificity.append(0)
                 continue
+            found = _SELF_DOC_TEMPLATE.match(entry.error_message or "")
+            if found is not None:
+                self._by_self_doc.setdefault(found.group(1), []).append(idx)
             lits = extract(entry.pattern)
             self._specificity.append(lits.specificity)
             if lits.best is None:
@@ -774,6 +783,15 @@ class MatchIndex:
     def weight_lookups(self) -> list[PatternEntry]:
         """Lookups in a model's `load_weights` (`params_dict[name]`), newest wording each."""
         return self._weight_lookups
+
+    def self_documented(self, message: str) -> tuple[list[PatternEntry], int, int]:
+        """Sites whose message starts with the self-documenting value the message starts
+        with (`res=` of `f"{res=}, ..."`), and the span of its `name=` head."""
+        found = _SELF_DOC_MESSAGE.match(message[:MAX_VERIFY_CHARS])
+        if found is None:
+            return [], 0, 0
+        ids = self._by_self_doc.get(found.group(1), ())
+        return [self._entries[i] for i in ids], found.start(1), found.end()
 
     def assertion_search(self, message: str) -> list[tuple[PatternEntry, int, int]]:
         """Assert sites whose expression the message quotes after `assert ` (the rest of

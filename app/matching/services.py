@@ -725,6 +725,34 @@ def _attribute_protocol(exc: ParsedException, frame: Frame) -> bool:
     )
 
 
+def _self_documented_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> list[_Item]:
+    """A message with no frame that starts with a self-documenting f-string value and then
+    stops or goes on in the writer's words (`AssertionError: res=<Response [503]> Process
+    was killed`): the sites of the same class whose message starts with that `name=`,
+    ranked as a shared start of that many characters."""
+    items: list[_Item] = []
+    for exc in parsed.exceptions:
+        if exc.frames or not exc.error_class:
+            continue
+        entries, start, end = index.self_documented(exc.message)
+        for entry in entries:
+            if class_agreement(exc.error_class, entry.error_class) != CLASS_EXACT:
+                continue
+            items.append(
+                _build(
+                    entry,
+                    exc,
+                    kind=KIND_PREFIX,
+                    span=(start, len(exc.message.rstrip())),
+                    whole=False,
+                    specificity=end - start,
+                    similarity=None,
+                    memo=memo,
+                )
+            )
+    return items
+
+
 def _weight_name(exc: ParsedException) -> tuple[frozenset[str], str] | None:
     """The parts of the checkpoint tensor's name a frameless KeyError quotes, and the name
     as quoted, if it quotes one (first, or as its whole message)."""
@@ -1050,6 +1078,9 @@ def match_parsed(
             _keep_best(scored, item)
     for item in _statement_items(parsed, index, memo):
         _keep_best(scored, item)
+    if not any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values()):
+        for item in _self_documented_items(parsed, index, memo):
+            _keep_best(scored, item)
     frame: Frame | None = None
     if not any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values()):
         # No message evidence, or only interpreter-worded messages of files no frame is in.

@@ -313,6 +313,21 @@ def test_an_asserts_expression_quoted_alone_answers_with_that_assert(built, clie
     assert not [m for m in short["matches"] if m["why"]["kind"] == "assertion"]
 
 
+def test_a_self_documented_value_in_a_title_answers_with_its_assert(built, client):
+    """sglang #4094: the warmup assert's `f"{res=}, {res.text=}"` cut after its first value,
+    then the writer's words."""
+    title = "[Bug] AssertionError: res=<Response [503]> Process was always killed automactically"
+    body = _top(client, title)
+    top = body["matches"][0]
+    assert top["why"]["kind"] == "prefix"
+    assert top["at"]["filePath"].endswith("srt/entrypoints/http_server.py")
+    assert top["errorMessage"] == "res={res}, res.text={res.text}"
+    assert body["answer"]["evidence"] == "prefix"
+    # The same words under another class are not that assert.
+    other = client.post("/api/v1/match", json={"text": title.replace("Assertion", "Value")})
+    assert all(m["errorMessage"] != top["errorMessage"] for m in other.get_json()["matches"])
+
+
 def test_a_weight_name_keyerror_without_frames_answers_with_the_loaders_lookups(built, client):
     """An issue title quoting only the KeyError (sglang #6054): the `params_dict[name]`
     lookups of the model the title names come first, and the answer says what is unknown."""

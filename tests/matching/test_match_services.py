@@ -893,3 +893,43 @@ def test_an_attribute_error_passed_on_by_getattribute_is_answered_at_its_caller(
     # Another class raised in `__getattribute__` is that frame's own error.
     other = match_error(text.replace("AttributeError", "TypeError"), index)
     assert other.matches[0].record_id == "transformers-init"
+
+
+def test_a_self_documented_value_cut_or_followed_by_the_writers_words_finds_its_site():
+    warmup = PatternEntry(
+        "warmup",
+        r"res=.+?, res\.text=.+?",
+        "AssertionError",
+        "python/sglang/srt/entrypoints/http_server.py",
+        2376,
+        "res={res}, res.text={res.text}",
+        function="_execute_server_warmup",
+    )
+    other = PatternEntry(
+        "other",
+        r"result=.+? is not ready",
+        "AssertionError",
+        "python/sglang/srt/x.py",
+        10,
+        "result={result} is not ready",
+    )
+    index = MatchIndex([warmup, other])
+    title = "[Bug] AssertionError: res=<Response [503]> Process was always killed automactically"
+    result = match_error(title, index)
+    assert [m.record_id for m in result.matches] == ["warmup"]
+    assert result.matches[0].why.kind == "prefix"
+    assert match_error("AssertionError: res=<Response [503]>", index).matches[0].record_id == (
+        "warmup"
+    )
+    # Another class, no class, another name, or prose: no evidence.
+    for text in (
+        "ValueError: res=<Response [503]> Process was killed",
+        "res=<Response [503]> Process was killed",
+        "AssertionError: resp=<Response [503]>",
+        "AssertionError: re=1",
+        "AssertionError: res = 1",
+    ):
+        assert all(m.record_id != "warmup" for m in match_error(text, index).matches), text
+    # The whole message still matches as a pattern.
+    whole = match_error("AssertionError: res=<Response [502]>, res.text=''", index)
+    assert whole.matches[0].why.kind == "pattern"
