@@ -436,7 +436,6 @@ class MatchIndex:
         self._entries: list[PatternEntry] = []
         self._specificity: list[int] = []
         self._by_id: dict[str, int] = {}
-        self._by_literal: dict[str, list[int]] = {}
         self._always: list[int] = []
         # Compiled on first use, once per distinct pattern (many sites share one): for str
         # messages and for ASCII bytes; None when RE2 cannot compile it or its program is
@@ -457,7 +456,7 @@ class MatchIndex:
         self._groups: list[tuple[str, bool, list[int]]] = []
         self._groups_by_literal: dict[str, list[int]] = {}
         self._always_groups: list[int] = []
-        self._group_ids: dict[tuple[str, bool, str | None], int] = {}
+        group_ids: dict[tuple[str, bool, str | None], int] = {}
         for entry in entries:
             idx = len(self._entries)
             self._entries.append(entry)
@@ -480,10 +479,9 @@ class MatchIndex:
             if lits.best is None:
                 if len(self._always) < MAX_ALWAYS:
                     self._always.append(idx)
-                    self._group(idx, None)
+                    self._group(idx, None, group_ids)
             else:
-                self._by_literal.setdefault(lits.best, []).append(idx)
-                self._group(idx, lits.best)
+                self._group(idx, lits.best, group_ids)
             message = entry.error_message or ""
             head = next((h for h in _IMPORT_HEADS if message.startswith(h)), None)
             if entry.statement is not None and head is not None:
@@ -499,7 +497,6 @@ class MatchIndex:
                 inner = next((p.lstrip() for p in parts[1:] if len(p.strip()) >= PREFIX_KEY), "")
                 if inner:
                     self._by_inner.setdefault(inner[:PREFIX_KEY].casefold(), []).append(idx)
-        del self._group_ids
         # Of a group larger than a search returns: its members by the tie order, and by
         # file (built on first use; few groups are that large).
         self._first_of: dict[tuple[int, int], tuple[list[int], int]] = {}
@@ -527,9 +524,9 @@ class MatchIndex:
             and (self._entries[i].function or "").endswith("load_weights")
         ]
         self._automaton = ahocorasick.Automaton()
-        for literal in self._by_literal:
+        for literal in self._groups_by_literal:
             self._automaton.add_word(literal, literal)
-        if self._by_literal:
+        if self._groups_by_literal:
             self._automaton.make_automaton()
         # The inner keys too: one pass over a message finds where each occurs.
         self._inner_automaton = ahocorasick.Automaton()
@@ -587,12 +584,15 @@ class MatchIndex:
         """Record ids whose pattern RE2 cannot compile (compiles every pattern: slow)."""
         return [e.record_id for i, e in enumerate(self._entries) if self._regex(i) is None]
 
-    def _group(self, idx: int, literal: str | None) -> None:
+    def _group(
+        self, idx: int, literal: str | None, ids: dict[tuple[str, bool, str | None], int]
+    ) -> None:
+        """Add the entry to its group (``ids``: each group's id by its key, while building)."""
         entry = self._entries[idx]
         key = (entry.pattern, literal is None, entry.error_class)
-        gid = self._group_ids.get(key)
+        gid = ids.get(key)
         if gid is None:
-            gid = self._group_ids[key] = len(self._groups)
+            gid = ids[key] = len(self._groups)
             self._groups.append((entry.pattern, literal is None, []))
             if literal is None:
                 self._always_groups.append(gid)
@@ -619,14 +619,19 @@ class MatchIndex:
         found = [i for f in files for i in by_file.get(f, ())]
         return sorted(found) if len(files) > 1 else found
 
+    def _candidate_groups(self, folded: str) -> list[int]:
+        """Groups whose required literal occurs in the case-folded message, plus the
+        always-verify ones, in group order."""
+        gids: set[int] = set(self._always_groups)
+        if self._groups_by_literal:
+            for lit in set(map(_VALUE, self._automaton.iter(folded))):
+                gids.update(self._groups_by_literal[lit])
+        return sorted(gids)
+
     def candidates(self, message: str, folded: str | None = None) -> list[int]:
         """Entries whose required literal occurs in the message, plus the always-verify list."""
-        found: set[int] = set(self._always)
-        if self._by_literal:
-            text = message.casefold() if folded is None else folded
-            for lit in set(map(_VALUE, self._automaton.iter(text))):
-                found.update(self._by_literal[lit])
-        return sorted(found)
+        text = message.casefold() if folded is None else folded
+        return sorted(i for gid in self._candidate_groups(text) for i in self._groups[gid][2])
 
     def search(
         self,
@@ -650,13 +655,9 @@ class MatchIndex:
         views = {len(message): _segments(message)}
         binary = views[len(message)].data is not None
         entries = self._entries
-        gids: set[int] = set(self._always_groups)
-        if self._groups_by_literal:
-            for lit in set(map(_VALUE, self._automaton.iter(folded))):
-                gids.update(self._groups_by_literal[lit])
         hits: list[PatternHit] = []
         verified: dict[tuple[str, bool], tuple[int, int, bool] | None] = {}
-        for gid in sorted(gids):
+        for gid in self._candidate_groups(folded):
             pattern, unkeyed, group = self._groups[gid]
             if (pattern, unkeyed) in verified:
                 found = verified[pattern, unkeyed]

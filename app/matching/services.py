@@ -725,6 +725,11 @@ def _attribute_protocol(exc: ParsedException, frame: Frame) -> bool:
     )
 
 
+def _message_evidence(scored: dict[str, _Item]) -> bool:
+    """Whether a result has evidence from the message itself (a shared start or better)."""
+    return any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values())
+
+
 def _self_documented_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> list[_Item]:
     """A message with no frame that starts with a self-documenting f-string value and then
     stops or goes on in the writer's words (`AssertionError: res=<Response [503]> Process
@@ -1078,11 +1083,11 @@ def match_parsed(
             _keep_best(scored, item)
     for item in _statement_items(parsed, index, memo):
         _keep_best(scored, item)
-    if not any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values()):
+    if not _message_evidence(scored):
         for item in _self_documented_items(parsed, index, memo):
             _keep_best(scored, item)
     frame: Frame | None = None
-    if not any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values()):
+    if not _message_evidence(scored):
         # No message evidence, or only interpreter-worded messages of files no frame is in.
         frame, items = _frame_items(parsed, index, memo)
         for item in items:
