@@ -63,7 +63,17 @@ FORM_LOOKUP = "lookup"  # `params_dict[name]`: KeyError with the key as the mess
 FORM_CALL = "call"  # `gemm(a, b_bias=x)` of a kernel package: TypeError on its signature
 FORM_ENUM = "enum value"  # `LoadFormat(value)` of the package's Enum: ValueError
 FORM_KEYWORDS = "keyword twice"  # `f(level=x, **kw)`: TypeError when kw has `level` too
-STATEMENT_FORMS = (FORM_BARE_ASSERT, FORM_IMPORT, FORM_LOOKUP, FORM_CALL, FORM_ENUM, FORM_KEYWORDS)
+# `cls(**kwargs)` with `kwargs["k"] = ...` in the function: TypeError when the callee lacks `k`
+FORM_SPREAD = "keywords from a mapping"
+STATEMENT_FORMS = (
+    FORM_BARE_ASSERT,
+    FORM_IMPORT,
+    FORM_LOOKUP,
+    FORM_CALL,
+    FORM_ENUM,
+    FORM_KEYWORDS,
+    FORM_SPREAD,
+)
 # A message the server reports to the client instead of raising it (an abort, an error
 # response, an `error_msg` it returns): what the client's error body carries.
 FORM_REPORTED = "reported"
@@ -152,6 +162,57 @@ class _Function:
     name: str
     node: ast.AST | None
     assigns: dict[str, list[tuple[int, ast.expr, bool]]] = field(default_factory=dict)
+    keys: dict[str, list[str]] = field(default_factory=dict)  # a mapping's literal keys
+
+
+def _mapping_keys(func: _Function, name: str) -> list[str]:
+    """The literal keys the function writes into the mapping `name`: `name = {"k": v}`,
+    `name = dict(k=v)`, `name["k"] = v`, `name.update(...)`, `name.setdefault("k", v)`."""
+    if func.node is None:
+        return []
+    found = func.keys.get(name)
+    if found is not None:
+        return found
+    keys: dict[str, None] = {}
+
+    def literal(node: ast.expr | None) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value.isidentifier():
+                keys[node.value] = None
+
+    def mapping(node: ast.expr) -> None:
+        if isinstance(node, ast.Dict):
+            for key in node.keys:
+                literal(key)
+        elif isinstance(node, ast.Call) and _name(node.func) == "dict":
+            keys.update({k.arg: None for k in node.keywords if k.arg})
+
+    for node in ast.walk(func.node):
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id == name and node.value:
+                    mapping(node.value)
+                elif (
+                    isinstance(target, ast.Subscript)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == name
+                ):
+                    literal(target.slice)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == name
+        ):
+            if node.func.attr == "update":
+                for arg in node.args:
+                    mapping(arg)
+                keys.update({k.arg: None for k in node.keywords if k.arg})
+            elif node.func.attr == "setdefault" and node.args:
+                literal(node.args[0])
+    func.keys[name] = found = list(keys)
+    return found
 
 
 def _message_form(node: ast.expr, source: str | None) -> str:
@@ -699,7 +760,12 @@ class _Scanner:
         TypeError when the mapping holds that key too)."""
         value = getattr(stmt, "value", None)
         for node in ast.walk(value) if value is not None else ():
-            if not isinstance(node, ast.Call) or not any(k.arg for k in node.keywords):
+            if not isinstance(node, ast.Call):
+                continue
+            spread = [k.value for k in node.keywords if k.arg is None]
+            if spread:
+                self._spread_keywords(node, spread, func, conds)
+            if not any(k.arg for k in node.keywords):
                 continue
             callee = self._kernel_callee(node.func)
             if callee is not None:
@@ -749,6 +815,35 @@ class _Scanner:
             "'",
         )
         self._statement(call, "TypeError", parts, FORM_KEYWORDS, func, conds, pattern)
+
+    def _spread_keywords(
+        self, call: ast.Call, spread: list[ast.expr], func: _Function, conds: list[_Cond]
+    ) -> None:
+        """`self.detector = detector_class(**kwargs)` where the function writes the keys
+        (`kwargs = {"a": x}`, `kwargs["b"] = y`, `kwargs.update(c=z)`): Python raises
+        `TypeError: Glm45Detector.__init__() got an unexpected keyword argument 'b'` when
+        the callee (often chosen at run time, or another release's) lacks one. The message
+        names the class or function called, which the code may not: any callee matches."""
+        if not isinstance(call.func, ast.Name | ast.Attribute):
+            return  # `kernel[grid](**kw)`, `factory()(**kw)`: not worded so
+        keys: dict[str, None] = {k.arg: None for k in call.keywords if k.arg}
+        for value in spread:
+            if isinstance(value, ast.Name):
+                keys.update(dict.fromkeys(_mapping_keys(func, value.id)))
+        if not keys or not any(isinstance(v, ast.Name) for v in spread):
+            return
+        alternatives = "|".join(escape_literal(k) for k in keys)
+        pattern = (
+            f"{_QUALIFIED}[A-Za-z_][A-Za-z0-9_]*(?:[.]__init__)?[(][)] "
+            f"got an unexpected keyword argument '(?:{alternatives})'"
+        )
+        parts = (
+            Placeholder("callee"),
+            "() got an unexpected keyword argument '",
+            Placeholder("keyword"),
+            "'",
+        )
+        self._statement(call, "TypeError", parts, FORM_SPREAD, func, conds, pattern)
 
     def _enum_class(self, call: ast.Call) -> str | None:
         """The qualified name of the package's Enum class a call looks a value up in, when

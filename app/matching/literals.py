@@ -104,6 +104,24 @@ def _walk(seq: sre_p.SubPattern | list, runs: list[str]) -> None:
     flush()
 
 
+def _chars(seq: sre_p.SubPattern | list) -> int:
+    """Literal characters every match of `seq` contains, an alternation counting its
+    alternatives' least (`'(?:port|host)'`: 4 + 2)."""
+    total = 0
+    for op, av in seq:
+        if op is sre_c.LITERAL:
+            total += 1
+        elif op is sre_c.SUBPATTERN:
+            total += _chars(av[-1])
+        elif op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT):
+            total += _chars(av[2]) if av[0] >= 1 else 0
+        elif op is sre_c.ATOMIC_GROUP:
+            total += _chars(av)
+        elif op is sre_c.BRANCH:
+            total += min((_chars(alt) for alt in av[1]), default=0)
+    return total
+
+
 def required_runs(pattern: str) -> list[str] | None:
     """Literal runs that every match contains; None if Python cannot parse the pattern."""
     runs = _fast(pattern)
@@ -125,6 +143,11 @@ def extract(pattern: str) -> Literals:
         return Literals(None, 0)
     runs = [r for r in runs if r.strip()]
     specificity = sum(len(r) for r in runs)
+    if "|" in pattern:  # an alternation's text is required too, as its least alternative
+        try:
+            specificity = max(specificity, _chars(sre_p.parse(pattern)))
+        except (re.error, RecursionError, OverflowError, ValueError):
+            pass
     if not runs:
         return Literals(None, 0)
     # A slice of a required literal is required too; short keys keep the automaton small.

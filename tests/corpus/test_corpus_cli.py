@@ -287,6 +287,21 @@ def test_a_message_a_helper_raises_and_a_kernel_call_answer_through_the_api(buil
     assert found[0]["at"]["filePath"].endswith("layers/attention/flashinfer_backend.py")
 
 
+def test_a_keyword_the_function_put_in_a_mapping_answers_at_that_call(built, client):
+    """`kwargs["gguf_file"] = model` then `AutoConfig.from_pretrained(..., **kwargs)`: the
+    message names the class called, not the code's words; the keyword finds the call."""
+    text = "TypeError: PretrainedConfig.__init__() got an unexpected keyword argument 'gguf_file'"
+    found = _top(client, text)["matches"]
+    top = found[0]
+    assert top["at"]["filePath"].endswith("sglang/srt/hf_transformers_utils.py")
+    assert top["errorMessage"] == "{callee}() got an unexpected keyword argument '{keyword}'"
+    assert top["why"]["kind"] == "pattern" and top["errorClass"] == "TypeError"
+    # A keyword no function of the release puts in a mapping finds no such call.
+    text = "TypeError: PretrainedConfig.__init__() got an unexpected keyword argument 'zzz_q'"
+    body = client.post("/api/v1/match", json={"text": text, "limit": 10}).get_json()
+    assert not any(m["errorMessage"] == top["errorMessage"] for m in body["matches"])
+
+
 def test_an_asserts_expression_quoted_alone_answers_with_that_assert(built, client):
     """An issue title that quotes the assert, not its message (sglang #3436)."""
     body = _top(client, "How to solve assert numerator % denominator == 0")

@@ -140,7 +140,16 @@ def statements():
     sites = {
         (s["path"], s["line"]): s
         for s in draft.sites
-        if s["form"] in ("bare assert", "import", "lookup", "reported", "call", "keyword twice")
+        if s["form"]
+        in (
+            "bare assert",
+            "import",
+            "lookup",
+            "reported",
+            "call",
+            "keyword twice",
+            "keywords from a mapping",
+        )
     }
     return draft, sites
 
@@ -300,6 +309,32 @@ def test_a_keyword_beside_a_mapping_of_keywords_is_a_site_of_its_duplicate(state
     # A subscripted callee (a triton kernel's launch) is named by no such message.
     launches = "python/sglang/srt/layers/attention/triton_ops/decode_attention.py"
     assert (launches, 442) not in sites and (launches, 555) not in sites
+
+
+def test_a_call_through_a_mapping_the_function_fills_is_a_site_of_its_keys(statements):
+    """`AutoConfig.from_pretrained(model, revision=revision, **kwargs)` after
+    `kwargs["gguf_file"] = model`: a callee without that keyword (another release's, or
+    one chosen at run time) raises `TypeError: X() got an unexpected keyword argument`."""
+    draft, _ = statements
+    spread = {
+        (s["path"], s["line"]): s for s in draft.sites if s["form"] == "keywords from a mapping"
+    }
+    site = spread[("python/sglang/srt/hf_transformers_utils.py", 67)]
+    assert (site["cls"], site["function"]) == ("TypeError", "get_config")
+    assert site["statement"] == "config = AutoConfig.from_pretrained("
+    index = MatchIndex([PatternEntry("m", site["pattern"], "TypeError")])
+    for pasted, found in (
+        ("from_pretrained() got an unexpected keyword argument 'gguf_file'", True),
+        ("PretrainedConfig.__init__() got an unexpected keyword argument 'revision'", True),
+        ("a.b.Loader() got an unexpected keyword argument 'trust_remote_code'", True),
+        ("from_pretrained() got an unexpected keyword argument 'device_map'", False),
+        ("from_pretrained() got multiple values for keyword argument 'gguf_file'", False),
+    ):
+        assert any(h.whole for h in index.search(pasted)) is found, pasted
+    # A triton kernel's launch (`kernel[grid](**extra)`) is worded by no such message.
+    launches = "python/sglang/srt/layers/attention/triton_ops/decode_attention.py"
+    assert (launches, 442) not in spread and (launches, 555) not in spread
+    assert draft.statements["keywords from a mapping"] > 10
 
 
 def test_a_deep_from_import_is_a_site_of_its_missing_submodule():

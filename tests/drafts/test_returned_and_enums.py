@@ -297,3 +297,41 @@ def test_the_load_format_lookup_of_the_real_046_release():
         s["message"] for s in scheduler
     }
     assert draft.statements[FORM_ENUM] == len(sites)
+
+
+SPREAD = textwrap.dedent(
+    """
+    def make(kind, stream, previous):
+        kwargs = {"stream_reasoning": stream}
+        kwargs["previous_content"] = previous
+        kwargs.update(force=True)
+        kwargs.setdefault("budget", 8)
+        cls = REGISTRY[kind]
+        return cls(mode=1, **kwargs)
+
+    def passed_on(factory, **options):
+        return factory(**options)
+
+    def other(extra):
+        extra = dict(first=1)
+        return launch[grid](**extra)
+    """
+)
+
+
+@pytest.mark.unit
+def test_a_call_through_a_mapping_is_a_site_of_the_keys_the_function_writes():
+    _, _, stmts = scan_all(ast.parse(SPREAD), SPREAD, "pkg")
+    spread = [s for s in stmts if s.form == "keywords from a mapping"]
+    assert [(s.function, s.line, s.statement) for s in spread] == [
+        ("make", 8, "return cls(mode=1, **kwargs)")
+    ]
+    (site,) = spread
+    for key in ("mode", "stream_reasoning", "previous_content", "force", "budget"):
+        pasted = f"Glm45Detector.__init__() got an unexpected keyword argument '{key}'"
+        assert _matches(site.pattern, "TypeError", pasted), key
+    assert not _matches(
+        site.pattern,
+        "TypeError",
+        "Glm45Detector.__init__() got an unexpected keyword argument 'kind'",
+    )

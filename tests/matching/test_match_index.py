@@ -43,6 +43,17 @@ def test_required_runs_skip_optional_groups():
     assert "needed" in runs and "x" in runs
 
 
+def test_an_alternations_least_alternative_counts_toward_specificity():
+    """A pattern that names the callee and then one of several wordings is more specific
+    than one that takes any callee and names the wording: the alternation's text is
+    required too, as its shortest alternative."""
+    named = r"Wrapper[(][)] (?:got an unexpected keyword argument '[^']+'|takes [0-9]+ args)"
+    any_callee = r"[A-Za-z_]+[(][)] got an unexpected keyword argument '(?:backend|mode)'"
+    assert extract(named).specificity == len("Wrapper() ") + len("takes  args")
+    assert extract(any_callee).specificity == len("() got an unexpected keyword argument ''mode")
+    assert extract(named).best == "wrapper() "  # the prefilter keeps a text every match has
+
+
 def test_unparseable_python_pattern_is_always_verified():
     index = MatchIndex([entry("a", r"\pL+ failed")])  # RE2 syntax Python's re rejects
     assert index.always_verified == 1
