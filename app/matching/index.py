@@ -481,7 +481,7 @@ class MatchIndex:
                     self._always.append(idx)
                     self._group(idx, None, group_ids)
             else:
-                self._group(idx, lits.best, group_ids)
+                self._group(idx, lits.best, group_ids, lits.any_of)
             message = entry.error_message or ""
             head = next((h for h in _IMPORT_HEADS if message.startswith(h)), None)
             if entry.statement is not None and head is not None:
@@ -585,9 +585,14 @@ class MatchIndex:
         return [e.record_id for i, e in enumerate(self._entries) if self._regex(i) is None]
 
     def _group(
-        self, idx: int, literal: str | None, ids: dict[tuple[str, bool, str | None], int]
+        self,
+        idx: int,
+        literal: str | None,
+        ids: dict[tuple[str, bool, str | None], int],
+        any_of: tuple[str, ...] = (),
     ) -> None:
-        """Add the entry to its group (``ids``: each group's id by its key, while building)."""
+        """Add the entry to its group (``ids``: each group's id by its key, while building);
+        a group found by one of several literals (``any_of``) is keyed under each."""
         entry = self._entries[idx]
         key = (entry.pattern, literal is None, entry.error_class)
         gid = ids.get(key)
@@ -597,7 +602,8 @@ class MatchIndex:
             if literal is None:
                 self._always_groups.append(gid)
             else:
-                self._groups_by_literal.setdefault(literal, []).append(gid)
+                for lit in any_of or (literal,):
+                    self._groups_by_literal.setdefault(lit, []).append(gid)
         self._groups[gid][2].append(idx)
 
     def _first(self, gid: int, count: int) -> tuple[list[int], int]:

@@ -54,6 +54,19 @@ def test_an_alternations_least_alternative_counts_toward_specificity():
     assert extract(named).best == "wrapper() "  # the prefilter keeps a text every match has
 
 
+def test_a_quoted_choice_of_words_is_the_prefilter():
+    """Thousands of `X() got an unexpected keyword argument '(?:a|b)'` patterns share their
+    text: a message reaches one only through one of its quoted words."""
+    spread = r"[A-Za-z_]+[(][)] got an unexpected keyword argument '(?:backend|Mode)'"
+    assert extract(spread).any_of == ("'backend'", "'mode'")
+    index = MatchIndex([entry("s", spread), entry("t", r"f[(][)] got an unexpected keyword .+")])
+    assert index.candidates("f() got an unexpected keyword argument 'port'") == [1]
+    assert index.candidates("f() got an unexpected keyword argument 'Mode'") == [0, 1]
+    found = index.search("g() got an unexpected keyword argument 'Mode'")
+    assert [h.entry.record_id for h in found if h.whole] == ["s"]
+    assert extract(r"argument '(?:a|b)' here").any_of == ()  # not at the end: not read
+
+
 def test_unparseable_python_pattern_is_always_verified():
     index = MatchIndex([entry("a", r"\pL+ failed")])  # RE2 syntax Python's re rejects
     assert index.always_verified == 1
