@@ -287,6 +287,29 @@ def test_a_message_a_helper_raises_and_a_kernel_call_answer_through_the_api(buil
     assert found[0]["at"]["filePath"].endswith("layers/attention/flashinfer_backend.py")
 
 
+ATTRIBUTE_PASSED_ON_046 = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/lib/python3/dist-packages/sglang/srt/model_executor/model_runner.py", '
+    "line 469, in load_model\n"
+    "    self.model.get_attention_sliding_window_size()\n"
+    '  File "/usr/lib/python3/dist-packages/sglang/srt/models/minicpmv.py", line 1119, '
+    "in __getattr__\n"
+    "    return getattr(self.minicpmv, name)\n"
+    "AttributeError: 'MiniCPMV2_6' object has no attribute "
+    "'get_attention_sliding_window_size'\n"
+)
+
+
+def test_an_attribute_error_passed_on_by_getattr_answers_at_the_caller(built, client):
+    """`MiniCPMV.__getattr__` forwards every missing name: its frame is the attribute
+    protocol, not where the error is; the caller's frame (`load_model`) answers."""
+    body = client.post("/api/v1/match", json={"text": ATTRIBUTE_PASSED_ON_046}).get_json()
+    top = body["matches"][0]
+    assert top["why"]["kind"] == "frame"
+    assert top["at"]["filePath"].endswith("srt/model_executor/model_runner.py")
+    assert not any(m["at"]["filePath"].endswith("models/minicpmv.py") for m in body["matches"])
+
+
 def test_a_keyword_the_function_put_in_a_mapping_answers_at_that_call(built, client):
     """`kwargs["gguf_file"] = model` then `AutoConfig.from_pretrained(..., **kwargs)`: the
     message names the class called, not the code's words; the keyword finds the call."""
