@@ -309,12 +309,26 @@ class _Segments:
     # without the wrapper's per-call character/byte offset conversion.
     data: bytes | None = None
     _lines: list[tuple[int, int, list[int], list[int]]] | None = None
+    _ends: list[int] | None = None  # each line's end, in order (lines do not overlap)
 
     @property
     def lines(self) -> list[tuple[int, int, list[int], list[int]]]:
         if self._lines is None:
             self._lines = _line_bounds(self.message)
         return self._lines
+
+    def touched(self, spans: list[tuple[int, int]]) -> list[int]:
+        """The lines (by position, in order) that a span overlaps or, empty, starts."""
+        lines = self.lines
+        if self._ends is None:
+            self._ends = [le for _ls, le, _s, _e in lines]
+        found: set[int] = set()
+        for s, e in spans:
+            i = bisect_right(self._ends, s)  # the first line ending after s
+            while i < len(lines) and (lines[i][0] < e or s == e == lines[i][0]):
+                found.add(i)
+                i += 1
+        return sorted(found)
 
 
 def _strip_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -408,9 +422,9 @@ def _segment_pairs(seg: _Segments, spans: _Spans) -> _Spans:
     """Candidate segments of the lines the search hits touch, longest first, stripped."""
     ws, we = seg.whole
     pairs: set[tuple[int, int]] = set()
-    for ls, le, starts, ends in seg.lines:
-        if not any(s < le and e > ls or s == e == ls for s, e in spans):
-            continue
+    lines = seg.lines
+    for pos in seg.touched(spans):
+        _ls, _le, starts, ends = lines[pos]
         pairs.update((s, e) for s in starts for e in ends if s < e)
         pairs.update((s, we) for s in starts if s < we)
         pairs.update((ws, e) for e in ends if ws < e)

@@ -282,3 +282,15 @@ def test_a_search_capped_per_site_kind_returns_the_first_in_tie_order_and_the_fr
         h.entry.record_id
         for h in index.search("No module named 'torch'", per_site_kind=5, files=files)
     ] == ids
+
+
+def test_the_lines_a_hit_touches_are_found_by_position():
+    from app.matching.index import _segments
+
+    seg = _segments("first line\n\n  second line  \nthird")
+    (a, _, _, _), (b, _, _, _), (c, _, _, _) = seg.lines
+    assert seg.touched([(0, 3)]) == [0]
+    assert seg.touched([(3, b + 2)]) == [0, 1]  # across the blank line
+    assert seg.touched([(b, b)]) == [1]  # an empty hit at a line's start
+    assert seg.touched([(c + 1, c + 3), (0, 1)]) == [0, 2]
+    assert seg.touched([(b - 2, b - 1)]) == []  # in the blank and the indent: no line
