@@ -104,7 +104,7 @@ def match(
     filters = filters or MatchFilters()
     catalog = get_catalog(session, catalog_key, runs.records_with_verdicts)
     fetch = max(limit, FILTER_OVERFETCH) if filters.any() else limit
-    result = match_error(text, catalog.index, limit=fetch)
+    result = match_error(text, catalog.index, limit=fetch, readers=catalog.readers(session))
     allowed = set(keep(catalog, [m.record_id for m in result.matches], filters))
     found = [m for m in result.matches if m.record_id in allowed][:limit]
     evidence = traceback_evidence(catalog, result.parsed)

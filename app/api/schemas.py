@@ -11,7 +11,9 @@ from app.repro.reports import JobResult, JobStart  # noqa: F401 (the OpenAPI doc
 from repro.vocabulary import DEFAULT_PLATFORM, Platform, RunStatus
 
 HREF = "The record's page: stable, for an LSP diagnostic's href"
-MatchKind = Literal["pattern", "statement", "assertion", "prefix", "frame", "key", "text"]
+MatchKind = Literal[
+    "pattern", "statement", "assertion", "prefix", "frame", "key", "attribute", "text"
+]
 # app.matching's CLASS_* values (tests/api/test_openapi.py checks that they agree).
 ClassAgreement = Literal["exact", "name", "different", "unknown"]
 

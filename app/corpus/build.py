@@ -30,7 +30,7 @@ from app.drafts.sources import iter_python_files
 DRAFTER_VERSION = "7"
 FORMAT_VERSION = "5"
 # Bump when what a statement site is changes (re-drafts the releases that draft them).
-STATEMENT_VERSION = "7"
+STATEMENT_VERSION = "8"
 ANALYZED_AT = "2026-12-02T00:00:00.000Z"
 
 Progress = Callable[[str], None]
@@ -162,6 +162,10 @@ def _package_lines(
                     "flags": latest["flags"],
                     "form": latest["form"],
                     "statement": latest.get("statement"),
+                    # What the method read of its instance at any release.
+                    "selfReads": sorted(
+                        {r for _release, site in chain.locations for r in site.get("selfReads", ())}
+                    ),
                 },
                 "locations": _locations(chain, tags, repo),
             }

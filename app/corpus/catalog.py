@@ -12,12 +12,12 @@ import gc
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from sys import intern
 
 from flask import Flask
-from sqlalchemy import select
+from sqlalchemy import Text, cast, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.corpus.evidence import FrameIndex
@@ -78,6 +78,25 @@ class Catalog:
     sites: dict[str, SiteFacts] = field(default_factory=dict)
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     frames: FrameIndex = field(default_factory=lambda: FrameIndex({}, {}))
+    # attribute -> the methods that read it of `self` (read from the store on first need:
+    # few pastes ask, and held for all it would cost a worker tens of megabytes)
+    _readers: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = field(default_factory=dict)
+
+    def readers(
+        self, session: DbSession
+    ) -> Callable[[str], Sequence[tuple[str, str, tuple[str, ...]]]]:
+        """What `match_error` asks for an attribute: (record id, `Cls.method`, what that
+        method reads of `self`) for each record in a method that reads it."""
+
+        def read(attr: str) -> Sequence[tuple[str, str, tuple[str, ...]]]:
+            found = self._readers.get(attr)
+            if found is None:
+                if len(self._readers) >= MAX_CACHED_ATTRIBUTES:
+                    self._readers.clear()
+                found = self._readers[attr] = self_readers(session, attr)
+            return found
+
+        return read
 
     def allowed(
         self,
@@ -285,6 +304,41 @@ def _statements(session: DbSession) -> dict[str, tuple[str | None, bool, frozens
         words = frozenset(_CODE_WORD.findall(source)) if lookup and source else frozenset()
         out[rid] = (text, lookup, words)
     return out
+
+
+MAX_CACHED_ATTRIBUTES = 4096
+MAX_READERS = 5000
+_LIKE_ESCAPE = str.maketrans({"\\": "\\\\", "%": "\\%", "_": "\\_"})
+
+
+def self_readers(session: DbSession, attr: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """Records whose enclosing method reads `self.<attr>` at some pinned release."""
+    if not attr.isidentifier():
+        return ()
+    like = '%"' + attr.translate(_LIKE_ESCAPE) + '"%'
+    rows = session.execute(
+        select(RecordSite.record_id, RecordSite.function, RecordSite.self_reads)
+        .where(cast(RecordSite.self_reads, Text).like(like, escape="\\"))
+        .limit(MAX_READERS)
+    )
+    found = {
+        rid: (function, tuple(reads))
+        for rid, function, reads in rows
+        if isinstance(reads, list) and attr in reads
+    }
+    # A method renamed or moved to another class keeps its record: each release's counts.
+    functions: dict[str, set[str]] = {rid: {function} for rid, (function, _) in found.items()}
+    ids = list(found)
+    for start in range(0, len(ids), 500):
+        for rid, function in session.execute(
+            select(RecordLocation.record_id, RecordLocation.function)
+            .where(RecordLocation.record_id.in_(ids[start : start + 500]))
+            .distinct()
+        ):
+            functions[rid].add(function)
+    return tuple(
+        (rid, function, found[rid][1]) for rid in ids for function in sorted(functions[rid])
+    )
 
 
 def _assertions(session: DbSession) -> dict[str, str]:

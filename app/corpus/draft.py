@@ -109,6 +109,7 @@ def _site_dict(site: RaiseSite, path: str, fields: frozenset[str]) -> dict[str, 
         "flags": cli_flags(site, fields),
         "chained": site.chained,
         "statement": site.statement,
+        "selfReads": list(site.self_reads),
     }
 
 

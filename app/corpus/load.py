@@ -178,6 +178,7 @@ def _write_sites(session: DbSession, lines: list[dict[str, Any]], digest: str) -
                 "docstring": site["docstring"],
                 "cli_flags": site["flags"],
                 "form": site["form"],
+                "self_reads": site.get("selfReads") or None,
                 "corpus_digest": digest,
             }
         )

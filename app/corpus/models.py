@@ -24,6 +24,8 @@ class RecordSite(Base):
     docstring: Mapped[str | None] = mapped_column(Text)
     cli_flags: Mapped[list[str]] = mapped_column(JSON, default=list)
     form: Mapped[str] = mapped_column(String(40))
+    # What the enclosing method reads of `self` ("x", "x.y"), at any pinned release.
+    self_reads: Mapped[list[str] | None] = mapped_column(JSON)
     corpus_digest: Mapped[str] = mapped_column(String(64), index=True)
 
 

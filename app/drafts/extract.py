@@ -51,6 +51,9 @@ class RaiseSite:
     pattern: str | None = None
     # A message passed to a raising helper (helpers.py): the helper's file, where it raises.
     path: str | None = None
+    # What a method reads of its instance: `self.x` as "x", `self.x.y` as "x.y" (statement
+    # drafting only): an `'Cls' object has no attribute 'x'` with no frame names them.
+    self_reads: tuple[str, ...] = ()
 
 
 def _name(node: ast.expr) -> str:

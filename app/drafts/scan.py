@@ -23,7 +23,7 @@ import ast
 import re
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.drafts.classes import ClassMessage
 from app.drafts.defined import BUILTIN_EXCEPTIONS, PackageClasses, class_defs, resolve
@@ -163,6 +163,28 @@ class _Function:
     node: ast.AST | None
     assigns: dict[str, list[tuple[int, ast.expr, bool]]] = field(default_factory=dict)
     keys: dict[str, list[str]] = field(default_factory=dict)  # a mapping's literal keys
+
+
+MAX_SELF_READS = 128
+
+
+def self_reads(node: ast.AST) -> tuple[str, ...]:
+    """What a method reads of its instance, sorted: `self.x` as "x", `self.x.y` as "x.y"
+    (what an `AttributeError` on `self` or on `self.x` names)."""
+    found: set[str] = set()
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.Attribute) or not isinstance(sub.ctx, ast.Load):
+            continue
+        inner = sub.value
+        if isinstance(inner, ast.Name) and inner.id == "self":
+            found.add(sub.attr)
+        elif (
+            isinstance(inner, ast.Attribute)
+            and isinstance(inner.value, ast.Name)
+            and inner.value.id == "self"
+        ):
+            found.add(f"{inner.attr}.{sub.attr}")
+    return tuple(sorted(found)[:MAX_SELF_READS])
 
 
 def _mapping_keys(func: _Function, name: str) -> list[str]:
@@ -343,6 +365,9 @@ class _Scanner:
         # Reported messages kept in a variable, and the variables raise sites use.
         self._pending: list[tuple[str, str, int]] = []
         self._raised: set[tuple[str, str]] = set()
+        # Methods by qualified name, and what each reads of `self` (computed on need).
+        self._methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self._reads_of: dict[str, tuple[str, ...]] = {}
 
     def run(self, tree: ast.AST) -> None:
         body = getattr(tree, "body", [])
@@ -359,6 +384,18 @@ class _Scanner:
         drop = {i for name, var, i in self._pending if (name, var) in self._raised}
         if drop:
             self.statements = [s for i, s in enumerate(self.statements) if i not in drop]
+        if self.own is not None and self._methods:
+            self.sites = [self._with_reads(s) for s in self.sites]
+            self.statements = [self._with_reads(s) for s in self.statements]
+
+    def _with_reads(self, site: RaiseSite) -> RaiseSite:
+        node = self._methods.get(site.function)
+        if node is None:
+            return site
+        reads = self._reads_of.get(site.function)
+        if reads is None:
+            reads = self._reads_of[site.function] = self_reads(node)
+        return replace(site, self_reads=reads) if reads else site
 
     def _body(
         self, stmts: list[ast.stmt], scope: list[str], func: _Function, conds: list[_Cond]
@@ -369,6 +406,8 @@ class _Scanner:
     def _stmt(self, stmt: ast.stmt, scope: list[str], func: _Function, conds: list[_Cond]) -> None:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             inner = _Function(".".join([*scope, stmt.name]), stmt)
+            if scope and stmt.args.args and stmt.args.args[0].arg == "self":
+                self._methods.setdefault(inner.name, stmt)
             self._body(stmt.body, [*scope, stmt.name], inner, [])
             return
         if isinstance(stmt, ast.ClassDef):

@@ -21,8 +21,9 @@ from __future__ import annotations
 import builtins
 import re
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
@@ -47,6 +48,8 @@ KIND_STATEMENT = "statement"
 KIND_ASSERTION = "assertion"  # the paste quotes `assert <expr>`: the assert of that expression
 KIND_KEY = "key"  # a KeyError quoting a weight's name, no frame: the loaders' lookups
 KIND_TEXT = "text"
+# `'Cls' object has no attribute 'x'` with no frame: the methods of Cls that read `self.x`.
+KIND_ATTRIBUTE = "attribute"
 MAX_SAME_SITE = 20
 # A message many sites raise alike (`No module named 'torch'`: thousands of imports) has
 # its hits ranked on a cheap key first, and only this many are scored.
@@ -65,12 +68,20 @@ _TIER = {
     KIND_STATEMENT: 3,
     KIND_PATTERN: 3,
     KIND_ASSERTION: 3,
+    KIND_ATTRIBUTE: 3,
     KIND_PREFIX: 2,
     KIND_FRAME: 1,
     KIND_KEY: 1,
     KIND_TEXT: 0,
 }
 _ATTRIBUTE_PROTOCOL = frozenset({"__getattr__", "__getattribute__"})
+_NO_ATTRIBUTE = re.compile(r"'([A-Za-z_]\w*)' object has no attribute '([A-Za-z_]\w*)'")
+# A class name retyped by hand (`TransformersForCasualLM`): this close to one that reads it.
+CLASS_NAME_SIMILARITY = 0.9
+MAX_ATTRIBUTE_SITES = 20
+MAX_ATTRIBUTE_LOOKUPS = 2  # distinct attributes looked up per paste
+# attribute -> (record id, its function `Cls.method`, what that method reads of `self`)
+AttributeReaders = Callable[[str], Sequence[tuple[str, str, tuple[str, ...]]]]
 # A KeyError quoting a checkpoint tensor's name: `'model.layers.3.mlp.down_proj.weight_scale'`.
 # Quoted, it may be followed by the writer's words (a title's "when loading Qwen3 MoE").
 _WEIGHT_NAME = re.compile(r"""(['"]?)([A-Za-z_]\w*(?:\.\w+){2,40})\1(?=\s|\Z)""")
@@ -403,6 +414,13 @@ def _build(
         # as strong as a whole-message pattern match in the frame's own function.
         score = 0.75 + 0.08 * max(_CLASS_LEVEL[agreement], 1) + 0.06 * nearness
         tier = (_TIER[kind], 1)
+    elif kind == KIND_ATTRIBUTE:
+        # The method reads the very attribute of the very class (specificity: the class
+        # exact, and the paste quoting the method's own `self.x.y`): above any pattern an
+        # interpreter-worded message matches, as the frames' evidence would be.
+        agreement = CLASS_EXACT  # the record stands for its method, not for its own class
+        score = 0.9 + 0.002 * min(specificity, 40)
+        tier = (_TIER[kind], 2)
     elif kind == KIND_KEY:
         # Names the tensor and the paste share (specificity): below any frame's evidence.
         score = 0.1 + 0.01 * min(specificity, 10)
@@ -648,6 +666,62 @@ def _rank(
         Match(head.record_id, head.score, Explanation(*head.why), others)
         for _, head, others, _path in ranked[:limit]
     )
+
+
+def _attribute_items(
+    parsed: ParsedError, index: MatchIndex, readers: AttributeReaders, memo: _Memo
+) -> list[_Item]:
+    """`'Scheduler' object has no attribute 'token_to_kv_pool'` with no traceback frame: a
+    record of each method of that class (or of a class named almost so: a retyped title)
+    that reads `self.token_to_kv_pool`, those whose `self.x.y` the paste quotes first."""
+    items: list[_Item] = []
+    asked: set[str] = set()
+    for exc in parsed.exceptions:
+        if exc.frames or (exc.error_class or "AttributeError").rsplit(".", 1)[-1] != (
+            "AttributeError"
+        ):
+            continue
+        found = _NO_ATTRIBUTE.search(exc.message)
+        if found is None:
+            continue
+        cls, attr = found.groups()
+        if attr not in asked and len(asked) >= MAX_ATTRIBUTE_LOOKUPS:
+            continue  # each lookup reads the store: a paste of hundreds asks for a few
+        asked.add(attr)
+        best: dict[tuple[str, str], tuple[int, PatternEntry]] = {}
+        for record_id, function, reads in readers(attr):
+            owner = function.split(".")[-2] if function.count(".") else ""
+            exact = owner == cls
+            if not exact and (
+                not owner
+                or SequenceMatcher(None, owner.lower(), cls.lower()).ratio() < CLASS_NAME_SIMILARITY
+            ):
+                continue
+            entry = index.get(record_id)
+            if entry is None:
+                continue
+            quoted = sum(1 for r in reads if r.startswith(attr + ".") and r in parsed.text)
+            specificity = 20 * exact + 5 * min(quoted, 4)
+            place = (entry.file_path or "", function)
+            # One record per method: the one more releases have.
+            held = best.get(place)
+            if held is None or (specificity, entry.releases) > (held[0], held[1].releases):
+                best[place] = (specificity, entry)
+        chosen = sorted(best.values(), key=lambda se: (-se[0], -se[1].releases))
+        for specificity, entry in chosen[:MAX_ATTRIBUTE_SITES]:
+            items.append(
+                _build(
+                    entry,
+                    exc,
+                    kind=KIND_ATTRIBUTE,
+                    span=found.span(),
+                    whole=False,
+                    specificity=specificity,
+                    similarity=None,
+                    memo=memo,
+                )
+            )
+    return items
 
 
 def _is_curated(index: MatchIndex, record_id: str) -> bool:
@@ -965,6 +1039,18 @@ def _answer(
             "Which model's loader raised it: the paste has no traceback frame. Paste the"
             " whole traceback to know."
         )
+    elif kind == KIND_ATTRIBUTE:
+        known.append(
+            "The message names a class and an attribute it lacks, with no traceback frame."
+            f" Shown: {count} method(s) of that class (or of a class named almost so) that"
+            " read that attribute of `self` at a pinned release, those whose code the paste"
+            " quotes first; each shown by one record raised in that method."
+        )
+        unknown.append(
+            "Which of these methods ran, and why the attribute was never set (an `__init__`"
+            " that failed or took another path, or a release that renamed it): paste the"
+            " whole traceback to know."
+        )
     elif kind == KIND_TEXT:
         known.append("No pattern matches; these results are by text similarity only.")
     else:
@@ -1025,8 +1111,10 @@ def match_parsed(
     *,
     text_search: TextSearch | None = None,
     limit: int = 10,
+    readers: AttributeReaders | None = None,
 ) -> MatchResult:
-    """Rank records for an already parsed error."""
+    """Rank records for an already parsed error; `readers` finds the methods that read an
+    attribute of `self` (frameless `'Cls' object has no attribute 'x'`)."""
     scored: dict[str, _Item] = {}
     memo: _Memo = {}
     budget = VerifyBudget.start()
@@ -1086,6 +1174,9 @@ def match_parsed(
     if not _message_evidence(scored):
         for item in _self_documented_items(parsed, index, memo):
             _keep_best(scored, item)
+    if readers is not None:
+        for item in _attribute_items(parsed, index, readers, memo):
+            _keep_best(scored, item)
     frame: Frame | None = None
     if not _message_evidence(scored):
         # No message evidence, or only interpreter-worded messages of files no frame is in.
@@ -1134,6 +1225,9 @@ def match_error(
     *,
     text_search: TextSearch | None = None,
     limit: int = 10,
+    readers: AttributeReaders | None = None,
 ) -> MatchResult:
     """Parse pasted text and rank matching records; never raises on odd input."""
-    return match_parsed(parse_error(raw), index, text_search=text_search, limit=limit)
+    return match_parsed(
+        parse_error(raw), index, text_search=text_search, limit=limit, readers=readers
+    )

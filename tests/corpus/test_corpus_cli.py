@@ -310,6 +310,29 @@ def test_an_attribute_error_passed_on_by_getattr_answers_at_the_caller(built, cl
     assert not any(m["at"]["filePath"].endswith("models/minicpmv.py") for m in body["matches"])
 
 
+def test_a_title_naming_a_class_and_its_missing_attribute_finds_its_readers(built, client):
+    """sglang #4127's title: no frame, but the class and the attribute; the methods of
+    `Scheduler` that read `self.token_to_kv_pool`, the one the title quotes first."""
+    title = (
+        "[Bug] self.token_to_kv_pool.available_size(): AttributeError: 'Scheduler' object "
+        "has no attribute 'token_to_kv_pool' with Qwen/QwQ-32B on SGLang v0.4.3.post3"
+    )
+    body = client.post("/api/v1/match", json={"text": title, "limit": 5}).get_json()
+    top = body["matches"][0]
+    assert top["kind"] == "attribute"
+    assert top["at"]["filePath"].endswith("srt/managers/scheduler.py")
+    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    assert record["site"]["whyFired"]["function"] == "Scheduler.check_memory"
+    assert any("no traceback frame" in line for line in body["answer"]["known"])
+    # An attribute no method reads, or a class that has none, gets no such answer.
+    for text in (
+        "AttributeError: 'Scheduler' object has no attribute 'zz_not_read'",
+        "AttributeError: 'NoSuchThing' object has no attribute 'token_to_kv_pool'",
+    ):
+        body = client.post("/api/v1/match", json={"text": text}).get_json()
+        assert all(m["kind"] != "attribute" for m in body["matches"]), text
+
+
 def test_a_keyword_the_function_put_in_a_mapping_answers_at_that_call(built, client):
     """`kwargs["gguf_file"] = model` then `AutoConfig.from_pretrained(..., **kwargs)`: the
     message names the class called, not the code's words; the keyword finds the call."""

@@ -337,6 +337,17 @@ def test_a_call_through_a_mapping_the_function_fills_is_a_site_of_its_keys(state
     assert draft.statements["keywords from a mapping"] > 10
 
 
+def test_a_methods_reads_of_self_are_kept_with_its_sites(statements):
+    """What a method reads of `self` (`self.x`, `self.x.y`): a frameless `'Scheduler'
+    object has no attribute 'token_to_kv_pool'` is placed by it."""
+    draft, _ = statements
+    (site, *_) = [s for s in draft.sites if s["function"] == "Scheduler.check_memory"]
+    assert {"token_to_kv_pool", "token_to_kv_pool.available_size", "tree_cache"} <= set(
+        site["selfReads"]
+    )
+    assert all(not s["selfReads"] for s in draft.sites if "." not in s["function"])
+
+
 def test_a_deep_from_import_is_a_site_of_its_missing_submodule():
     """`from transformers.models.glm4v_moe.configuration_glm4v_moe import Glm4vMoeConfig`
     (sglang 0.5.1's glm4v_moe.py) fails on an older transformers with `No module named

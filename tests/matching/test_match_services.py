@@ -933,3 +933,75 @@ def test_a_self_documented_value_cut_or_followed_by_the_writers_words_finds_its_
     # The whole message still matches as a pattern.
     whole = match_error("AssertionError: res=<Response [502]>, res.text=''", index)
     assert whole.matches[0].why.kind == "pattern"
+
+
+def _method_record(record_id, function, message, releases=1):
+    return PatternEntry(
+        record_id,
+        message.replace("(", "[(]").replace(")", "[)]"),
+        "ValueError",
+        "python/sglang/srt/managers/scheduler.py",
+        100,
+        message,
+        is_draft=True,
+        repo="sgl-project/sglang",
+        function=function,
+        releases=releases,
+    )
+
+
+READERS = {
+    "token_to_kv_pool": (
+        (
+            "check",
+            "Scheduler.check_memory",
+            ("token_to_kv_pool", "token_to_kv_pool.available_size"),
+        ),
+        ("batch", "Scheduler.get_next_batch", ("token_to_kv_pool", "token_to_kv_pool.free")),
+        ("other", "TpWorker.get_pool", ("token_to_kv_pool",)),
+    ),
+    "tp_size": (("tp", "TransformersForCausalLM.tensor_parallel", ("tp_size",)),),
+}
+ATTRIBUTE_INDEX = MatchIndex(
+    [
+        _method_record("check", "Scheduler.check_memory", "KV cache pool leak detected"),
+        _method_record("batch", "Scheduler.get_next_batch", "Batch is empty", releases=9),
+        _method_record("other", "TpWorker.get_pool", "No pool"),
+        _method_record("tp", "TransformersForCausalLM.tensor_parallel", "TP plan wrong"),
+        PatternEntry("generic", "'.+?' object has no attribute '.+?'", "AttributeError"),
+    ]
+)
+
+
+def _readers(attr):
+    return READERS.get(attr, ())
+
+
+def test_a_frameless_missing_attribute_finds_the_methods_that_read_it():
+    title = (
+        "[Bug] self.token_to_kv_pool.available_size(): AttributeError: 'Scheduler' object "
+        "has no attribute 'token_to_kv_pool' with QwQ-32B"
+    )
+    result = match_error(title, ATTRIBUTE_INDEX, readers=_readers)
+    ids = [m.record_id for m in result.matches]
+    # The method whose `self.x.y` the paste quotes first, then the class's other reader;
+    # another class's reader is not one, and the any-class pattern comes after.
+    assert ids[:2] == ["check", "batch"] and "other" not in ids
+    assert result.matches[0].why.kind == "attribute"
+    assert "generic" not in ids[:2]
+    assert any("no traceback frame" in line for line in result.answer["known"])
+    # A class name retyped by hand still finds the class that reads it.
+    retyped = "AttributeError: 'TransformersForCasualLM' object has no attribute 'tp_size'"
+    assert match_error(retyped, ATTRIBUTE_INDEX, readers=_readers).matches[0].record_id == "tp"
+    # With a frame, the frames answer; without the lookup, nothing changes.
+    framed = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/managers/scheduler.py", line 100, in check_memory\n'
+        "    x = 1\n"
+        "AttributeError: 'Scheduler' object has no attribute 'token_to_kv_pool'\n"
+    )
+    assert all(
+        m.why.kind != "attribute"
+        for m in match_error(framed, ATTRIBUTE_INDEX, readers=_readers).matches
+    )
+    assert all(m.why.kind != "attribute" for m in match_error(title, ATTRIBUTE_INDEX).matches)
