@@ -137,32 +137,42 @@ def _chars(seq: sre_p.SubPattern | list) -> int:
     return total
 
 
-def required_runs(pattern: str) -> list[str] | None:
-    """Literal runs that every match contains; None if Python cannot parse the pattern."""
-    runs = _fast(pattern)
-    if runs is not None:
-        return runs
+def _parse(pattern: str) -> sre_p.SubPattern | None:
     try:
-        parsed = sre_p.parse(pattern)
+        return sre_p.parse(pattern)
     except (re.error, RecursionError, OverflowError, ValueError):
         return None
+
+
+def _runs(pattern: str) -> tuple[list[str] | None, sre_p.SubPattern | None]:
+    """The required runs, and the parsed pattern when the fast scan could not read it."""
+    runs = _fast(pattern)
+    if runs is not None:
+        return runs, None
+    parsed = _parse(pattern)
+    if parsed is None:
+        return None, None
     out: list[str] = []
     _walk(parsed, out)
-    return out
+    return out, parsed
+
+
+def required_runs(pattern: str) -> list[str] | None:
+    """Literal runs that every match contains; None if Python cannot parse the pattern."""
+    return _runs(pattern)[0]
 
 
 def extract(pattern: str) -> Literals:
     """Pick the longest required literal of a pattern (folded) and measure specificity."""
-    runs = required_runs(pattern)
+    runs, parsed = _runs(pattern)
     if runs is None:
         return Literals(None, 0)
     runs = [r for r in runs if r.strip()]
     specificity = sum(len(r) for r in runs)
-    if "|" in pattern:  # an alternation's text is required too, as its least alternative
-        try:
-            specificity = max(specificity, _chars(sre_p.parse(pattern)))
-        except (re.error, RecursionError, OverflowError, ValueError):
-            pass
+    if parsed is not None and "|" in pattern:
+        # An alternation's text is required too, as its least alternative (a pattern with
+        # `|` is never read by the fast scan: `parsed` is its parse).
+        specificity = max(specificity, _chars(parsed))
     if not runs:
         return Literals(None, 0)
     # A slice of a required literal is required too; short keys keep the automaton small.
