@@ -677,9 +677,8 @@ def _attribute_items(
     items: list[_Item] = []
     asked: set[str] = set()
     for exc in parsed.exceptions:
-        if exc.frames or (exc.error_class or "AttributeError").rsplit(".", 1)[-1] != (
-            "AttributeError"
-        ):
+        named = (exc.error_class or "AttributeError").rsplit(".", 1)[-1]
+        if exc.frames or named != "AttributeError":
             continue
         found = _NO_ATTRIBUTE.search(exc.message)
         if found is None:
