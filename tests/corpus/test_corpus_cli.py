@@ -324,6 +324,13 @@ def test_a_title_naming_a_class_and_its_missing_attribute_finds_its_readers(buil
     record = client.get(f"/api/v1/records/{top['id']}").get_json()
     assert record["site"]["whyFired"]["function"] == "Scheduler.check_memory"
     assert any("no traceback frame" in line for line in body["answer"]["known"])
+    # The match page says why.
+    client.get("/match")
+    with client.session_transaction() as session:
+        token = session["csrf_token"]
+    page = client.post("/match", data={"text": title, "csrf_token": token})
+    assert page.status_code == 200
+    assert "a method of that class that reads that attribute of" in page.get_data(as_text=True)
     # An attribute no method reads, or a class that has none, gets no such answer.
     for text in (
         "AttributeError: 'Scheduler' object has no attribute 'zz_not_read'",
