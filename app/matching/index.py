@@ -11,14 +11,18 @@ text>" when' match, but a pattern found in the middle of a longer sentence does 
 
 from __future__ import annotations
 
+import heapq
 import re
 import sys
 import time
 from array import array
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -26,6 +30,7 @@ import ahocorasick
 import re2
 
 from app.matching.literals import extract, required_runs
+from app.matching.naming import file_named, mentioned_name, mentioned_names, stem_words
 
 MAX_VERIFY_CHARS = 16_384
 MAX_HITS = 8
@@ -42,6 +47,8 @@ MAX_PREFIX_STARTS = 24
 MAX_ALWAYS = 64
 ALWAYS_VERIFY_CHARS = 4_096
 MAX_PROGRAM = 2_000
+MAX_COMPILED = 2_048  # compiled patterns a worker keeps, per kind (str, bytes)
+_UNCOMPILED = object()
 MAX_VERIFY_COST = 4_000_000  # RE2 program size x characters verified (~0.1 s worst case)
 VERIFY_BUDGET_S = 0.25
 
@@ -453,9 +460,11 @@ class MatchIndex:
         self._always: list[int] = []
         # Compiled on first use, once per distinct pattern (many sites share one): for str
         # messages and for ASCII bytes; None when RE2 cannot compile it or its program is
-        # too large to verify.
-        self._compiled: dict[str, re2._Regexp | None] = {}
-        self._compiled_bytes: dict[str, re2._Regexp | None] = {}
+        # too large to verify. The MAX_COMPILED most recently used are kept: each holds
+        # its DFA's states (about 60 KB once used), and kept all, a worker answering varied
+        # pastes grew by gigabytes.
+        self._compiled: OrderedDict[str, re2._Regexp | None] = OrderedDict()
+        self._compiled_bytes: OrderedDict[str, re2._Regexp | None] = OrderedDict()
         self._program: dict[str, int] = {}  # RE2 program size, per compiled pattern
         self._runs: dict[str, tuple[str, ...]] = {}  # required literal runs, per pattern
         self._by_head: dict[str, list[int]] = {}
@@ -515,6 +524,7 @@ class MatchIndex:
         # file (built on first use; few groups are that large).
         self._first_of: dict[tuple[int, int], tuple[list[int], int]] = {}
         self._by_file_of: dict[int, dict[str, list[int]]] = {}
+        self._by_name_of: dict[int, tuple[dict[str, list[int]], dict[str, list[int]]]] = {}
         # Each entry's place among all, for hits that tie on the paste's evidence: curated,
         # more specific, in more releases first; then by file, line and id (never random).
         ranked = sorted(
@@ -573,8 +583,11 @@ class MatchIndex:
         compiled without captures (verification reads only the whole match's span)."""
         cache = self._compiled_bytes if binary else self._compiled
         pattern = self._entries[idx].pattern
-        if pattern in cache:
-            return cache[pattern]
+        found = cache.get(pattern, _UNCOMPILED)
+        if found is not _UNCOMPILED:
+            with suppress(KeyError):  # another thread may have just dropped it
+                cache.move_to_end(pattern)
+            return found
         rx = _compile(pattern.encode() if binary else pattern, _VERIFY_OPTIONS)
         if rx is not None and pattern not in self._program:
             # The program size the write-time cost check measures: with its captures.
@@ -583,6 +596,9 @@ class MatchIndex:
         if rx is not None and self._program[pattern] > MAX_PROGRAM:
             rx = None  # stored before the write-time cost check: never verified
         cache[pattern] = rx
+        while len(cache) > MAX_COMPILED:
+            with suppress(KeyError):
+                cache.popitem(last=False)
         return rx
 
     def _required(self, pattern: str) -> tuple[str, ...]:
@@ -639,6 +655,39 @@ class MatchIndex:
         found = [i for f in files for i in by_file.get(f, ())]
         return sorted(found) if len(files) > 1 else found
 
+    def _named(
+        self, gid: int, message: str, words: Callable[[], frozenset[str]] | None
+    ) -> list[tuple[tuple[bool, int, int], int]]:
+        """A large group's members whose function the message mentions or whose file
+        name a word of the paste (``words``) names (what the ranking weighs past frames),
+        each with its place in the ranking: mentioned, most plainly named, then in order."""
+        found = self._by_name_of.get(gid)
+        if found is None:
+            by_part: dict[str, list[int]] = {}
+            by_function: dict[str, list[int]] = {}
+            for idx in self._groups[gid][2]:
+                entry = self._entries[idx]
+                for part in stem_words(entry.file_path or "")[1]:
+                    by_part.setdefault(part, []).append(idx)
+                name = mentioned_name(entry.function)
+                if name is not None:
+                    by_function.setdefault(name, []).append(idx)
+            found = self._by_name_of[gid] = (by_part, by_function)
+        by_part, by_function = found
+        mentioned: set[int] = set()
+        if by_function:
+            for name in mentioned_names(message):
+                mentioned.update(by_function.get(name, ()))
+        named: set[int] = set()
+        found_words = frozenset() if words is None or not by_part else words()
+        for word in found_words:
+            named.update(by_part.get(word, ()))
+        entries, order = self._entries, self._order
+        return [
+            ((i not in mentioned, -file_named(found_words, entries[i].file_path), order[i]), i)
+            for i in mentioned | named
+        ]
+
     def _candidate_groups(self, folded: str) -> list[int]:
         """Groups whose required literal occurs in the case-folded message, plus the
         always-verify ones, in group order."""
@@ -659,6 +708,7 @@ class MatchIndex:
         budget: VerifyBudget | None = None,
         per_site_kind: int | None = None,
         files: set[str] | frozenset[str] = frozenset(),
+        words: Callable[[], frozenset[str]] | None = None,
     ) -> list[PatternHit]:
         """All entries whose pattern matches the message (whole or a segment).
 
@@ -666,7 +716,9 @@ class MatchIndex:
         search stops when it runs out (``budget.exceeded`` says so). With
         ``per_site_kind``, of the sites that share a pattern and a class (`No module named
         'torch'`: thousands), only that many come back, first in the tie order, plus those
-        in ``files`` (file keys): the ones a ranking by evidence, then that order, keeps.
+        in ``files`` (file keys), those in a function the message names and those in a file
+        a word of the paste names (``words``, read only for such a group): the ones a
+        ranking by that evidence, then that order, keeps.
         """
         message = message[:MAX_VERIFY_CHARS]
         if not message.strip():
@@ -674,8 +726,8 @@ class MatchIndex:
         folded = message.casefold()
         views = {len(message): _segments(message)}
         binary = views[len(message)].data is not None
-        entries = self._entries
         hits: list[PatternHit] = []
+        large: list[tuple[int, int, int, bool]] = []  # groups over per_site_kind: _alike_hits
         verified: dict[tuple[str, bool], tuple[int, int, bool] | None] = {}
         for gid in self._candidate_groups(folded):
             pattern, unkeyed, group = self._groups[gid]
@@ -699,26 +751,62 @@ class MatchIndex:
             if found is None:
                 continue
             start, end, whole = found
-            members: Iterable[int] = group
             if per_site_kind is not None and len(group) > per_site_kind:
-                first, last = self._first(gid, per_site_kind)
-                members = first
-                if files:
-                    order = self._order
-                    members = first + [i for i in self._in_files(gid, files) if order[i] > last]
-            hits.extend(
-                PatternHit(
-                    entries[idx],
-                    start,
-                    end,
-                    whole,
-                    self._specificity[idx],
-                    False,
-                    self._order[idx],
-                    self._file_keys[idx],
-                )
-                for idx in members
-            )
+                large.append((gid, start, end, whole))
+                continue
+            hits.extend(self._hit(idx, start, end, whole) for idx in group)
+        if large and per_site_kind is not None:
+            hits += self._alike_hits(large, message, per_site_kind, files, words)
+        return hits
+
+    def _hit(self, idx: int, start: int, end: int, whole: bool) -> PatternHit:
+        return PatternHit(
+            self._entries[idx],
+            start,
+            end,
+            whole,
+            self._specificity[idx],
+            False,
+            self._order[idx],
+            self._file_keys[idx],
+        )
+
+    def _alike_hits(
+        self,
+        large: list[tuple[int, int, int, bool]],
+        message: str,
+        count: int,
+        files: set[str] | frozenset[str],
+        words: Callable[[], frozenset[str]] | None,
+    ) -> list[PatternHit]:
+        """Of the large groups a message matched (`No module named 'torch'`: a group per
+        wording of the import, each of hundreds of sites), ``count`` members per class and
+        whole-or-part, first in the tie order across those groups, plus each group's
+        members the paste singles out (a frame's file, a function or file it names)."""
+        order = self._order
+        buckets: dict[tuple[bool, str | None], list[tuple[int, int, int, bool]]] = {}
+        for found in large:
+            cls = self._entries[self._groups[found[0]][2][0]].error_class
+            buckets.setdefault((found[3], cls), []).append(found)
+        hits: list[PatternHit] = []
+        for bucket in buckets.values():
+            firsts = [
+                [(order[i], i, n) for i in self._first(gid, count)[0]]
+                for n, (gid, *_span) in enumerate(bucket)
+            ]
+            chosen = {(i, n) for _, i, n in islice(heapq.merge(*firsts), count)}
+            named = [
+                (key, i, n)
+                for n, (gid, *_span) in enumerate(bucket)
+                for key, i in self._named(gid, message, words)
+            ]
+            chosen.update((i, n) for _, i, n in heapq.nsmallest(count, named))
+            if files:
+                for n, (gid, *_span) in enumerate(bucket):
+                    chosen.update((i, n) for i in self._in_files(gid, files))
+            for i, n in sorted(chosen, key=lambda c: order[c[0]]):
+                _gid, start, end, whole = bucket[n]
+                hits.append(self._hit(i, start, end, whole))
         return hits
 
     def prefix_search(self, message: str) -> list[PatternHit]:

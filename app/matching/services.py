@@ -21,13 +21,14 @@ from __future__ import annotations
 import builtins
 import re
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 from app.matching.index import MatchIndex, PatternEntry, PatternHit, VerifyBudget, file_key
+from app.matching.naming import file_named, mentions, paste_words
 from app.matching.parse import (
     ROLE_BODY,
     ROLE_CHAINED,
@@ -53,7 +54,7 @@ KIND_ATTRIBUTE = "attribute"
 MAX_SAME_SITE = 20
 # A message many sites raise alike (`No module named 'torch'`: thousands of imports) has
 # its hits ranked on a cheap key first, and only this many are scored.
-MAX_SCORED_HITS = 256
+MAX_SCORED_HITS = 64
 # Of the sites that share a pattern and a class, those a search returns (with those in a
 # frame's file): enough that the hits the ranking filters out leave MAX_SCORED_HITS.
 PER_SITE_KIND = 2 * MAX_SCORED_HITS
@@ -98,7 +99,6 @@ _STATEMENT_CLASSES = {
 # A pattern with fewer literal characters than this ("Cannot find .+?") is no stronger
 # evidence than a long shared start of another template: both rank by characters shared.
 WEAK_PATTERN_CHARS = 16
-MIN_MENTIONED = 8  # a function named in the paste breaks ties only if its name is this long
 # Messages the Python interpreter itself words. A dependency that raises the same words
 # ("'x' object has no attribute 'y'") is not where the user's error came from unless a
 # frame of the traceback is in its file; such a match ranks below the frames' evidence.
@@ -142,22 +142,7 @@ _TEMPLATE_WORD = re.compile(r"[A-Za-z]+")
 _CANNOT_IMPORT = re.compile(r"cannot import name ['\u2018\u2019\"]?(\w+)")
 _NO_MODULE = re.compile(r"No module named ['\u2018\u2019\"]?([\w.]+)")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
-# Words of the paste that can name a file: a model in a title ("Deepseek V3", "FP8"), a
-# module path in a log (`sglang.srt.models.glm4v_moe`). Read from the paste's start only.
-MAX_NAMING_CHARS = 1500
-MIN_NAMING_WORD = 3
-MIN_NAMED_MESSAGE = 8
 _NAMED = 6  # where the ranking key holds how plainly the paste names the record's file
-_PUNCTUATION = "".join(chr(c) for c in range(128) if not (chr(c).isalnum() or chr(c) == "_"))
-_WORD_CHARS = str.maketrans(_PUNCTUATION, " " * len(_PUNCTUATION))
-_PATH_PUNCTUATION = _PUNCTUATION.replace(".", "").replace("/", "")
-_PATH_CHARS = str.maketrans(_PATH_PUNCTUATION, " " * len(_PATH_PUNCTUATION))
-# Parts of file names that name no model or feature.
-_GENERIC_STEMS = frozenset(
-    "utils util common base model models layer layers config configs manager managers "
-    "runner init main server srt python sglang api core ops impl helpers helper test tests "
-    "src lib module modules mixin entrypoints executor loader worker".split()
-)
 _SPACE = re.compile(r"\s+")
 _PACKAGE_ROOTS = frozenset({"site-packages", "dist-packages"})
 _default_text: weakref.WeakKeyDictionary[MatchIndex, TokenSetSearch] = weakref.WeakKeyDictionary()
@@ -456,7 +441,7 @@ def _build(
         -_CLASS_LEVEL[agreement],
         2 if frame is None else int(not whole_path),
         not same_function,
-        not _mentions(exc.message, entry.function),
+        not mentions(exc.message, entry.function),
         0,  # the paste's words naming the file: filled in by _rank for tied sites only
         dist if dist is not None else 10**9,
         entry.is_draft is not False,
@@ -484,63 +469,6 @@ def _function_of(frames: tuple[Frame, ...], frame: Frame) -> str | None:
 def _same_function(qualified: str | None, name: str | None) -> bool:
     """A record's `Class.method` against a frame's `method` (frames name no class)."""
     return bool(qualified) and bool(name) and str(qualified).rsplit(".", 1)[-1] == name
-
-
-def _mentions(text: str, function: str | None) -> bool:
-    """Whether the text names the function (`update_weights_from_tensor`, not `update`):
-    one message raised in several functions, and the writer says which."""
-    if not function or function == "<module>":
-        return False
-    name = function.rsplit(".", 1)[-1]
-    if len(name) < MIN_MENTIONED or name not in text:
-        return False
-    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
-
-
-def paste_words(text: str, messages: Iterable[str] = ()) -> frozenset[str]:
-    """Words of a paste's start that could name a file (lowercase, `_`-joined kept): the
-    writer's own words (a title's "Deepseek V3 bf16"), not the error messages' (which the
-    patterns already weigh), plus the last part of a dotted or slashed path anywhere
-    (`sglang.srt.models.glm4v_moe`, `models/llama.py`). Read only when shown sites tie."""
-    head = text[:MAX_NAMING_CHARS]
-    paths: list[str] = []
-    for message in messages:
-        if len(message) >= MIN_NAMED_MESSAGE and message in head:
-            head = head.replace(message, " ")
-        if "." in message or "/" in message:
-            for token in message[:MAX_NAMING_CHARS].lower().translate(_PATH_CHARS).split():
-                pieces = token.replace("/", ".").split(".")
-                if len(pieces) >= 3:
-                    paths.append(pieces[-2] if pieces[-1] == "py" else pieces[-1])
-    out: set[str] = set()
-    for word in (*head.lower().translate(_WORD_CHARS).split(), *paths):
-        out.add(word)
-        if "_" in word:
-            out.update(word.split("_"))
-    return frozenset(w for w in out if len(w) >= MIN_NAMING_WORD)
-
-
-@lru_cache(maxsize=1 << 14)
-def _stem_words(path: str) -> tuple[str, tuple[str, ...]]:
-    stem = path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
-    parts = tuple(
-        p
-        for p in stem.split("_")
-        if len(p) >= MIN_NAMING_WORD and not p.isdigit() and p not in _GENERIC_STEMS
-    )
-    return stem, parts
-
-
-def file_named(words: frozenset[str], path: str | None) -> int:
-    """How plainly the paste names the record's file: its whole stem (`glm4v_moe`) counts
-    two, each distinctive part of it (`deepseek` of `deepseek_v2`, `fp8`) one."""
-    if not path:
-        return 0
-    stem, parts = _stem_words(path)
-    named = sum(1 for p in parts if p in words)
-    if named and len(stem) >= 5 and stem in words and stem not in _GENERIC_STEMS:
-        named += 2
-    return named
 
 
 def _raised_in_a_frame(exc: ParsedException) -> bool:
@@ -1075,25 +1003,50 @@ def _is_evidence(hit: PatternHit, exc: ParsedException, frame_files: set[str]) -
     )
 
 
+class _PasteWords:
+    """The paste's words that can name a file (`paste_words`), read once, on first need."""
+
+    def __init__(self, parsed: ParsedError) -> None:
+        self._parsed = parsed
+        self._words: frozenset[str] | None = None
+
+    def __call__(self) -> frozenset[str]:
+        if self._words is None:
+            parsed = self._parsed
+            self._words = paste_words(parsed.text, [e.message for e in parsed.exceptions])
+        return self._words
+
+
 def _most_likely(
     hits: list[PatternHit],
     exc: ParsedException,
     frame_files: set[str],
     keep: Callable[[PatternHit], bool],
+    words: Callable[[], frozenset[str]],
 ) -> list[PatternHit]:
     """The hits `keep` passes; of many, the MAX_SCORED_HITS the ranking would put first:
-    in a file a frame is in, whole-message, class agreeing, then by the index's order
-    (curated, specific, in more releases)."""
+    in a file a frame is in, whole-message, class agreeing, in a function the message
+    names, in a file the paste names, then by the index's order (curated, specific, in
+    more releases)."""
     if len(hits) <= MAX_SCORED_HITS:
         return [hit for hit in hits if keep(hit)]
     levels: dict[str | None, int] = {}
+    found_words = words()
 
-    def key(hit: PatternHit) -> tuple[bool, bool, int, int]:
-        cls = hit.entry.error_class
-        level = levels.get(cls)
+    def key(hit: PatternHit) -> tuple[bool, bool, int, bool, int, int]:
+        entry = hit.entry
+        level = levels.get(entry.error_class)
         if level is None:
-            level = levels[cls] = _CLASS_LEVEL[class_agreement(exc.error_class, cls)]
-        return (bool(frame_files) and hit.file not in frame_files, not hit.whole, -level, hit.order)
+            agreement = class_agreement(exc.error_class, entry.error_class)
+            level = levels[entry.error_class] = _CLASS_LEVEL[agreement]
+        return (
+            bool(frame_files) and hit.file not in frame_files,
+            not hit.whole,
+            -level,
+            not mentions(exc.message, entry.function),
+            -file_named(found_words, entry.file_path),
+            hit.order,
+        )
 
     kept: list[PatternHit] = []
     for hit in sorted(hits, key=key):
@@ -1117,12 +1070,13 @@ def match_parsed(
     scored: dict[str, _Item] = {}
     memo: _Memo = {}
     budget = VerifyBudget.start()
+    words = _PasteWords(parsed)
     frame_files = {file_key(f.file) for e in parsed.exceptions for f in e.frames}
     for exc in parsed.exceptions:
         whole = False
         keep = partial(_is_evidence, exc=exc, frame_files=frame_files)
-        found = index.search(exc.message, budget, PER_SITE_KIND, frame_files)
-        for hit in _most_likely(found, exc, frame_files, keep):
+        found = index.search(exc.message, budget, PER_SITE_KIND, frame_files, words)
+        for hit in _most_likely(found, exc, frame_files, keep, words):
             whole = whole or (hit.whole and hit.specificity >= WEAK_PATTERN_CHARS)
             item = _build(
                 hit.entry,
@@ -1206,12 +1160,7 @@ def match_parsed(
                     memo=memo,
                 )
                 _keep_best(scored, item)
-    matches = _rank(
-        scored,
-        index,
-        limit,
-        lambda: paste_words(parsed.text, [e.message for e in parsed.exceptions]),
-    )
+    matches = _rank(scored, index, limit, words)
     kind = matches[0].why.kind if matches else None
     cut = bool(matches) and matches[0].why.cut
     answer = _answer(parsed, kind, sum(1 for m in matches if m.why.kind == kind), frame, cut)

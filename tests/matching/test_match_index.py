@@ -274,14 +274,73 @@ def test_a_search_capped_per_site_kind_returns_the_first_in_tie_order_and_the_fr
     by_order = sorted(everything[:40], key=lambda h: h.order)
     first = [h.entry.record_id for h in by_order[:5]]
     ids = [h.entry.record_id for h in capped]
-    assert ids[:5] == first
-    assert set(ids[5:]) == ({"s00", "s39", "imp"} - set(first))
+    assert [i for i in ids if i in first] == first  # in the tie order
+    assert set(ids) == {*first, "s00", "s39", "imp"}
     assert all(index.get(i).releases == 2 for i in first)
     # The same search again (the group's first members are kept) gives the same hits.
     assert [
         h.entry.record_id
         for h in index.search("No module named 'torch'", per_site_kind=5, files=files)
     ] == ids
+
+
+def test_alike_sites_of_several_wordings_are_capped_together_and_the_singled_out_kept():
+    # Three wordings of one import (`torch`, `torch(?:\.nn)?`, ...) of 20 sites each: five
+    # in all come back first in tie order, not five per wording, plus the sites a frame's
+    # file, the message (a function) or the paste's words (a file) single out.
+    wordings = [
+        r"No module named 'torch'",
+        r"No module named 'torch(?:\.nn)?'",
+        r"No module named 'torch(?:\.cuda)?'",
+    ]
+    sites = [
+        entry(
+            f"w{w}s{i:02d}",
+            pattern,
+            error_class="ModuleNotFoundError",
+            file_path=f"python/sglang/m{w}{i:02d}/mod.py",
+            function="<module>",
+            releases=(i + w) % 4,
+        )
+        for w, pattern in enumerate(wordings)
+        for i in range(20)
+    ]
+    named = entry(
+        "named",
+        wordings[1],
+        error_class="ModuleNotFoundError",
+        file_path="python/sglang/srt/models/deepseek_v2.py",
+        function="<module>",
+    )
+    mentioned = entry(
+        "mentioned",
+        wordings[2],
+        error_class="ModuleNotFoundError",
+        file_path="python/sglang/srt/model_loader/loader.py",
+        function="DefaultModelLoader.prepare_weights_cache",
+    )
+    framed = entry(
+        "framed", wordings[0], error_class="ModuleNotFoundError", file_path="python/x/y.py"
+    )
+    index = MatchIndex([*sites, named, mentioned, framed])
+    message = "prepare_weights_cache: No module named 'torch'"
+    everything = index.search(message)
+    assert len(everything) == 63
+    first = [h.entry.record_id for h in sorted(everything, key=lambda h: h.order)[:5]]
+    asked: list[str] = []
+
+    def words() -> frozenset[str]:
+        asked.append("words")
+        return frozenset({"deepseek", "deepseek_v2"})
+
+    capped = index.search(message, per_site_kind=5, files={file_key("python/x/y.py")}, words=words)
+    ids = {h.entry.record_id for h in capped}
+    assert ids == {*first, "named", "mentioned", "framed"}
+    assert asked  # read, since groups were over the cap
+    # Under the cap, no group asks for the paste's words.
+    asked.clear()
+    assert len(index.search(message, per_site_kind=100, words=words)) == 63
+    assert not asked
 
 
 def test_the_lines_a_hit_touches_are_found_by_position():
@@ -294,3 +353,20 @@ def test_the_lines_a_hit_touches_are_found_by_position():
     assert seg.touched([(b, b)]) == [1]  # an empty hit at a line's start
     assert seg.touched([(c + 1, c + 3), (0, 1)]) == [0, 2]
     assert seg.touched([(b - 2, b - 1)]) == []  # in the blank and the indent: no line
+
+
+def test_a_worker_keeps_only_the_most_recently_used_compiled_patterns(monkeypatch):
+    # Each compiled pattern holds its DFA's states: kept all, a worker answering varied
+    # pastes grew without bound. Evicted ones are compiled again when next needed.
+    import app.matching.index as index_module
+
+    monkeypatch.setattr(index_module, "MAX_COMPILED", 3)
+    words = ["alpha", "bravo", "charlie", "delta", "echo"]
+    index = MatchIndex([entry(w, rf"{w} backend failed to start: \d+") for w in words])
+    for _ in range(2):
+        for w in words:
+            hits = index.search(f"{w} backend failed to start: 12")
+            assert [h.entry.record_id for h in hits] == [w]
+            assert len(index._compiled_bytes) + len(index._compiled) <= 3
+    index.search("echo backend failed to start: 1")  # the most recent stays
+    assert list(index._compiled_bytes)[-1] == r"echo backend failed to start: \d+"

@@ -12,6 +12,7 @@ from app.matching.services import (
     CLASS_NAME,
     CLASS_UNKNOWN,
     MAX_SCORED_HITS,
+    PER_SITE_KIND,
     class_agreement,
     file_named,
     paste_words,
@@ -635,6 +636,41 @@ def test_a_message_thousands_of_sites_raise_still_answers_the_frames_file():
     assert result.matches[0].record_id == entries[-1].record_id
     bare = match_error("RuntimeError: CUDA error: out of memory", index, limit=5)
     assert [m.record_id for m in bare.matches] == [e.record_id for e in entries[:5]]
+
+
+def test_of_thousands_of_alike_sites_the_one_whose_file_the_paste_names_comes_first():
+    # Past the frames, the paste's own words decide between sites raising one message
+    # alike, even for a site last in the tie order of more sites than a search scores.
+    entries = [
+        PatternEntry(
+            f"s{i:04d}",
+            r"No module named 'torch'",
+            "ModuleNotFoundError",
+            f"python/sglang/srt/m{i:04d}/mod.py",
+            3,
+            "No module named 'torch'",
+            function="<module>",
+            releases=2,
+        )
+        for i in range(PER_SITE_KIND * 4)
+    ]
+    entries.append(
+        PatternEntry(
+            "named",
+            r"No module named 'torch'",
+            "ModuleNotFoundError",
+            "python/sglang/srt/models/glm4v_moe.py",
+            3,
+            "No module named 'torch'",
+            function="<module>",
+            releases=1,  # last in the tie order
+        )
+    )
+    index = MatchIndex(entries)
+    text = "[Bug] glm4v_moe will not load\nModuleNotFoundError: No module named 'torch'"
+    assert match_error(text, index).matches[0].record_id == "named"
+    plain = match_error("ModuleNotFoundError: No module named 'torch'", index, limit=3)
+    assert [m.record_id for m in plain.matches] == ["s0000", "s0001", "s0002"]
 
 
 def _arch_entries():
