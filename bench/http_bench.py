@@ -33,6 +33,7 @@ from sqlalchemy import create_engine, text
 
 ROOT = Path(__file__).resolve().parents[1]
 WRK = "/usr/bin/wrk"
+THREADS = 2
 
 
 def driver_url(url: str) -> str:
@@ -63,16 +64,23 @@ def bodies(url: str, count: int, seed: int) -> list[str]:
     return out
 
 
-def lua_script(payloads: list[str]) -> str:
+def lua_script(payloads: list[str], threads: int = THREADS) -> str:
     items = ",\n".join("[==[" + p + "]==]" for p in payloads)
     return (
         "local bodies = {\n" + items + "\n}\n"
+        # Thread k of n sends bodies k+1, k+1+n, ...: no body twice before all were sent.
+        "local threads = 0\n"
+        "function setup(thread)\n"
+        '  thread:set("offset", threads)\n'
+        "  threads = threads + 1\n"
+        "end\n"
         "local i = 0\n"
         'wrk.method = "POST"\n'
         'wrk.headers["Content-Type"] = "application/json"\n'
         "request = function()\n"
-        "  i = i % #bodies + 1\n"
-        '  return wrk.format("POST", "/api/v1/match", nil, bodies[i])\n'
+        f"  local k = (offset + i * {threads}) % #bodies + 1\n"
+        "  i = i + 1\n"
+        '  return wrk.format("POST", "/api/v1/match", nil, bodies[k])\n'
         "end\n"
     )
 
@@ -83,7 +91,7 @@ def to_ms(value: str) -> float:
 
 
 def wrk(url: str, args: argparse.Namespace, script: str | None = None) -> dict[str, float]:
-    cmd = [WRK, "-t2", f"-c{args.connections}", f"-d{args.duration}s", "--latency"]
+    cmd = [WRK, f"-t{THREADS}", f"-c{args.connections}", f"-d{args.duration}s", "--latency"]
     if script:
         cmd += ["-s", script]
     out = subprocess.run([*cmd, url], capture_output=True, text=True, check=True).stdout
@@ -134,30 +142,44 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--bodies", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--distinct",
+        action="store_true",
+        help="every request a paste no worker has answered (with --bodies above the requests "
+        "sent: the warm-up gets a disjoint set), so no answer comes from a worker's memo",
+    )
     args = parser.parse_args()
-    payloads = bodies(args.db, args.bodies, args.seed)
+    payloads = bodies(args.db, args.bodies * (2 if args.distinct else 1), args.seed)
+    warm_payloads = payloads
+    if args.distinct:
+        unique = list(dict.fromkeys(payloads))
+        warm_payloads, payloads = unique[: len(unique) // 2], unique[len(unique) // 2 :]
     base = f"http://127.0.0.1:{args.port}"
     server = start_gunicorn(args.db, args.port, args.workers)
     try:
         t = time.perf_counter()
-        for payload in payloads[: 8 * args.workers]:  # each worker builds its index once
+        for payload in warm_payloads[: 8 * args.workers]:  # each worker builds its index
             req = urllib.request.Request(
                 base + "/api/v1/match", payload.encode(), {"Content-Type": "application/json"}
             )
             urllib.request.urlopen(req, timeout=120).read()
         print(f"warm-up (index builds) {time.perf_counter() - t:.1f} s")
-        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
-            f.write(lua_script(payloads))
+        scripts = []
+        for texts in (warm_payloads, payloads):
+            with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+                f.write(lua_script(texts))
+            scripts.append(f.name)
         # Until both workers have built their index (seconds at 100k), one of them is busy:
         # run match under load once, unmeasured, so the measured runs see warm workers.
         wrk(
             base + "/api/v1/match",
             argparse.Namespace(**{**vars(args), "duration": args.warmup}),
-            f.name,
+            scripts[0],
         )
         health = wrk(base + "/api/v1/health", args)
-        match = wrk(base + "/api/v1/match", args, f.name)
-        os.unlink(f.name)
+        match = wrk(base + "/api/v1/match", args, scripts[1])
+        for name in scripts:
+            os.unlink(name)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -168,6 +190,10 @@ def main() -> None:
             f"  non-2xx {r['non2xx']:.0f}"
         )
     print(f"  match / trivial throughput {match['rps'] / health['rps']:.3f}")
+    sent = match["rps"] * args.duration
+    if args.distinct:
+        state = "each once" if sent <= len(payloads) else "WRAPPED: raise --bodies"
+        print(f"  distinct pastes: {sent:.0f} requests over {len(payloads)} bodies ({state})")
     sys.stdout.flush()
 
 

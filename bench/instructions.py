@@ -10,7 +10,10 @@ moves by well under one per cent. Three counts, each in its own process under
 switches counting on after the catalog is built and every input has been seen once):
 
 - ``health``: ``GET /api/v1/health`` through the app's WSGI callable (the baseline);
-- ``match``: ``POST /api/v1/match`` with ``http_bench.py``'s tracebacks, same way;
+- ``match``: ``POST /api/v1/match`` with ``http_bench.py``'s tracebacks, same way (seen
+  before: from the second on, each answer is the worker's memo);
+- ``match_new``: the same, each traceback one the worker has not answered before (warmed
+  on as many others), so every answer is ranked;
 - ``match_error``: the held-out set's real pastes through ``match_error`` alone.
 
 Prints instructions per call, and match / health (the app's share of the HTTP ratio;
@@ -36,7 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-MODES = ("health", "match", "match_error")
+MODES = ("health", "match", "match_new", "match_error")
 
 
 def _counting(on: bool) -> None:
@@ -82,6 +85,14 @@ def _wsgi_calls(db: str, mode: str, count: int) -> list[Callable[[], None]]:
     return [call_for("/api/v1/match", b) for b in bodies(db, count, 7)]
 
 
+def _new_match_calls(
+    db: str, count: int
+) -> tuple[list[Callable[[], None]], list[Callable[[], None]]]:
+    """Calls to warm on, and as many others to count (each once: no memo answers them)."""
+    calls = _wsgi_calls(db, "match", 2 * count)
+    return calls[:count], calls[count:]
+
+
 def _match_error_calls(db: str, cases: str | None) -> list[Callable[[], None]]:
     from app import create_app
     from app.corpus.catalog import get_catalog, warm
@@ -99,6 +110,15 @@ def _match_error_calls(db: str, cases: str | None) -> list[Callable[[], None]]:
 
 def worker(db: str, mode: str, calls: int, bodies: int, cases: str | None) -> None:
     """Inside callgrind: build, warm every input twice, count ``calls`` calls."""
+    if mode == "match_new":
+        warm, funcs = _new_match_calls(db, calls)
+        for f in warm:
+            f()
+        _counting(True)
+        for f in funcs:
+            f()
+        _counting(False)
+        return
     if mode == "match_error":
         funcs = _match_error_calls(db, cases)
     else:
@@ -163,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     for mode in args.modes:
         per[mode] = count(args.db, mode, args.calls, args.bodies, args.cases) / args.calls
         print(f"{mode:12s} {per[mode] / 1e6:8.3f} M instructions per call", flush=True)
-    if "match" in per and "health" in per:
-        print(f"match / health (app only) {per['match'] / per['health']:.2f}")
+    for mode in ("match", "match_new"):
+        if mode in per and "health" in per:
+            print(f"{mode} / health (app only) {per[mode] / per['health']:.2f}")
     print(json.dumps({k: round(v) for k, v in per.items()}))
     return 0
 

@@ -104,10 +104,17 @@ def match(
     filters = filters or MatchFilters()
     catalog = get_catalog(session, catalog_key, runs.records_with_verdicts)
     fetch = max(limit, FILTER_OVERFETCH) if filters.any() else limit
-    result = match_error(text, catalog.index, limit=fetch, readers=catalog.readers(session))
+    # The ranking and the frames' evidence depend on the paste and the catalog alone (but
+    # for a ranking the verification budget cut short: that one is not kept).
+    ranked = catalog.memo.get((text, fetch))
+    if ranked is None:
+        result = match_error(text, catalog.index, limit=fetch, readers=catalog.readers(session))
+        ranked = (result, traceback_evidence(catalog, result.parsed))
+        if not result.incomplete:
+            catalog.memo.put((text, fetch), len(text), ranked)
+    result, evidence = ranked
     allowed = set(keep(catalog, [m.record_id for m in result.matches], filters))
     found = [m for m in result.matches if m.record_id in allowed][:limit]
-    evidence = traceback_evidence(catalog, result.parsed)
     ids = [m.record_id for m in found if m.record_id in catalog.with_verdicts]
     verdicts = latest_verdicts(session, ids)
     swept = explorer.sweeps() if found else []  # read once per answer, not per match

@@ -12,9 +12,11 @@ import gc
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from sys import intern
+from typing import Any
 
 from flask import Flask
 from sqlalchemy import Text, cast, select
@@ -32,6 +34,54 @@ from app.records.models import Record, RecordSolution
 from app.records.services import catalog_version
 
 CHECK_INTERVAL = 2.0
+# Recent answers a worker keeps per catalog: at most this many, keyed by pastes of at most
+# MEMO_TEXT_BYTES in all; a longer paste than MEMO_MAX_TEXT is not kept.
+MEMO_ENTRIES = 2048
+MEMO_TEXT_BYTES = 8 << 20
+MEMO_MAX_TEXT = 64 << 10
+
+
+class Memo:
+    """The most recently used answers of one catalog. The same paste comes back often (an
+    IDE plugin re-sends the error of each failed run; many users hit one error): a ranking
+    is a function of the paste and the catalog alone, so it is kept, not computed again.
+    Dropped with its catalog (a rebuilt one starts empty); bounded by count and by the
+    characters of the pastes it is keyed by."""
+
+    def __init__(
+        self,
+        entries: int = MEMO_ENTRIES,
+        text_bytes: int = MEMO_TEXT_BYTES,
+        max_text: int = MEMO_MAX_TEXT,
+    ) -> None:
+        self.entries, self.text_bytes, self.max_text = entries, text_bytes, max_text
+        self._items: OrderedDict[Hashable, tuple[int, Any]] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: Hashable) -> Any | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None:
+                return None
+            self._items.move_to_end(key)
+            return found[1]
+
+    def put(self, key: Hashable, size: int, value: Any) -> None:
+        """Keep ``value`` under ``key`` (``size``: the characters of the paste it answers)."""
+        if size > self.max_text or self.entries <= 0:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._size -= old[0]
+            self._items[key] = (size, value)
+            self._size += size
+            while len(self._items) > self.entries or self._size > self.text_bytes:
+                self._size -= self._items.popitem(last=False)[1][0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +131,9 @@ class Catalog:
     # attribute -> the methods that read it of `self` (read from the store on first need:
     # few pastes ask, and held for all it would cost a worker tens of megabytes)
     _readers: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = field(default_factory=dict)
+    # recent answers (the service layer keys and fills it); shared by the copies that
+    # refresh `with_verdicts`, dropped with the catalog
+    memo: Memo = field(default_factory=Memo)
 
     def readers(
         self, session: DbSession

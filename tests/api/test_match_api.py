@@ -136,3 +136,45 @@ def test_match_refuses_a_lone_surrogate_with_the_field(corpus_app, client):
     response = client.post("/api/v1/match", data=raw, content_type="application/json")
     assert response.status_code == 422
     assert response.get_json()["errors"][0]["field"] == "text"
+
+
+def test_a_repeated_paste_is_answered_from_the_memo_and_never_from_a_stale_catalog(
+    corpus_app, client, runner, tmp_path, seed_envelope, monkeypatch
+):
+    from app.answers import services as answers
+    from app.corpus import catalog as catalog_module
+    from tests.conftest import import_envelopes, make_envelope
+
+    calls = []
+    real = answers.match_error
+    monkeypatch.setattr(
+        answers, "match_error", lambda *a, **kw: calls.append(a[0]) or real(*a, **kw)
+    )
+    first = post(client, SGLANG_LOG)
+    again = post(client, SGLANG_LOG)
+    assert first.get_data() == again.get_data()
+    assert again.get_json()["matches"][0]["id"] == SEED
+    assert len(calls) == 1  # ranked once; the second answer came from the worker's memo
+    # A limit or a filter asks for another ranking (or for more of it), not the memo's.
+    assert len(post(client, SGLANG_LOG, limit=2).get_json()["matches"]) <= 2
+    assert len(calls) == 2
+
+    near = "trtllm_mha backend can only be used with non-MLA models."
+    assert post(client, near).get_json()["fallback"] is True
+    import_envelopes(
+        runner,
+        tmp_path / "more.jsonl",
+        [
+            make_envelope(
+                seed_envelope,
+                "a000000000000099",
+                slug="trtllm-mha",
+                errorMessage=near,
+                messagePattern=r"trtllm_mha backend can only be used with non-MLA models\.",
+            )
+        ],
+    )
+    monkeypatch.setattr(catalog_module, "CHECK_INTERVAL", 0.0)  # the next request checks
+    body = post(client, near).get_json()
+    assert body["fallback"] is False
+    assert body["matches"][0]["id"] == "a000000000000099"

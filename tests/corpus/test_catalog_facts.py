@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.corpus.catalog import Catalog, SiteFacts
+from app.corpus.catalog import Catalog, Memo, SiteFacts
 from app.corpus.history import Location
 from app.matching import MatchIndex
 
@@ -51,3 +51,21 @@ def test_exception_class_ancestry_for_class_agreement():
         "Exception",
     )
     assert CATALOG.ancestors("ValueError") == ()
+
+
+def test_the_answer_memo_keeps_the_most_recent_within_its_bounds():
+    memo = Memo(entries=3, text_bytes=9, max_text=6)
+    for key in "abc":
+        memo.put(key, 2, key.upper())
+    assert memo.get("a") == "A"  # now the most recently used
+    memo.put("d", 2, "D")  # over three entries: the least recently used ("b") goes
+    assert (memo.get("b"), memo.get("a"), memo.get("d")) == (None, "A", "D")
+    memo.put("long", 7, "L")  # a paste over max_text is not kept
+    assert memo.get("long") is None and len(memo) == 3
+    memo.put("e", 6, "E")  # 2 + 2 + 6 > 9 characters: the oldest go until it fits
+    assert memo.get("e") == "E" and memo.get("c") is None and len(memo) == 2
+    memo.put("e", 1, "E2")  # a key put again replaces its value and its size
+    assert memo.get("e") == "E2" and len(memo) == 2
+    off = Memo(entries=0)  # a memo of no entries keeps nothing
+    off.put("x", 1, "X")
+    assert off.get("x") is None and len(off) == 0
