@@ -132,6 +132,23 @@ def start_gunicorn(db: str, port: int, workers: int) -> subprocess.Popen[bytes]:
     return server
 
 
+def workers_rss(master: int) -> list[float]:
+    """VmRSS (MB) of each gunicorn worker, the master's children."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) != master:
+                continue
+            status = (stat.parent / "status").read_text()
+        except (OSError, IndexError, ValueError):
+            continue
+        found = re.search(r"VmRSS:\s+(\d+) kB", status)
+        if found:
+            out.append(int(found.group(1)) / 1024)
+    return sorted(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="DATABASE_URL of a prepared database")
@@ -180,6 +197,7 @@ def main() -> None:
         match = wrk(base + "/api/v1/match", args, scripts[1])
         for name in scripts:
             os.unlink(name)
+        rss = workers_rss(server.pid)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -190,6 +208,7 @@ def main() -> None:
             f"  non-2xx {r['non2xx']:.0f}"
         )
     print(f"  match / trivial throughput {match['rps'] / health['rps']:.3f}")
+    print("  VmRSS per worker after the runs: " + ", ".join(f"{mb:.0f} MB" for mb in rss))
     sent = match["rps"] * args.duration
     if args.distinct:
         state = "each once" if sent <= len(payloads) else "WRAPPED: raise --bodies"
