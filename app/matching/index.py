@@ -522,7 +522,7 @@ class MatchIndex:
                     self._by_inner.setdefault(inner[:PREFIX_KEY].casefold(), []).append(idx)
         # Of a group larger than a search returns: its members by the tie order, and by
         # file (built on first use; few groups are that large).
-        self._first_of: dict[tuple[int, int], tuple[list[int], int]] = {}
+        self._first_of: dict[tuple[int, int], list[int]] = {}
         self._by_file_of: dict[int, dict[str, list[int]]] = {}
         self._by_name_of: dict[int, tuple[dict[str, list[int]], dict[str, list[int]]]] = {}
         # Each entry's place among all, for hits that tie on the paste's evidence: curated,
@@ -636,13 +636,13 @@ class MatchIndex:
                     self._groups_by_literal.setdefault(lit, []).append(gid)
         self._groups[gid][2].append(idx)
 
-    def _first(self, gid: int, count: int) -> tuple[list[int], int]:
-        """A large group's first ``count`` members in the tie order, and the last one's
-        place in that order."""
+    def _first(self, gid: int, count: int) -> list[int]:
+        """A large group's first ``count`` members in the tie order."""
         found = self._first_of.get((gid, count))
         if found is None:
-            first = sorted(self._groups[gid][2], key=self._order.__getitem__)[:count]
-            found = self._first_of[gid, count] = (first, self._order[first[-1]])
+            found = self._first_of[gid, count] = sorted(
+                self._groups[gid][2], key=self._order.__getitem__
+            )[:count]
         return found
 
     def _in_files(self, gid: int, files: set[str] | frozenset[str]) -> list[int]:
@@ -791,7 +791,7 @@ class MatchIndex:
         hits: list[PatternHit] = []
         for bucket in buckets.values():
             firsts = [
-                [(order[i], i, n) for i in self._first(gid, count)[0]]
+                [(order[i], i, n) for i in self._first(gid, count)]
                 for n, (gid, *_span) in enumerate(bucket)
             ]
             chosen = {(i, n) for _, i, n in islice(heapq.merge(*firsts), count)}
