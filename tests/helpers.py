@@ -88,3 +88,12 @@ def wait_for(check: Callable[[], Any], timeout_s: float, what: str, every_s: flo
             return value
         time.sleep(every_s)
     raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
+
+
+def post_match_page(client: Any, text: str) -> Any:
+    """Paste ``text`` into the match page as a browser does: open the form (which sets the
+    session's CSRF token), then post it with that token."""
+    client.get("/match")
+    with client.session_transaction() as session:
+        token = session["csrf_token"]
+    return client.post("/match", data={"text": text, "csrf_token": token})

@@ -8,6 +8,7 @@ import pytest
 from app.corpus.catalog import forget
 from tests.conftest import import_envelopes, make_envelope
 from tests.corpus.wheels import small_pins
+from tests.helpers import post_match_page
 
 pytestmark = pytest.mark.integration
 
@@ -248,10 +249,7 @@ def test_a_bare_assert_is_found_by_its_condition(built, client):
 
 
 def test_the_match_page_explains_a_statement_match(built, client):
-    client.get("/match")
-    with client.session_transaction() as session:
-        token = session["csrf_token"]
-    page = client.post("/match", data={"text": LOOKUP_0_4_6, "csrf_token": token})
+    page = post_match_page(client, LOOKUP_0_4_6)
     html = page.get_data(as_text=True)
     assert page.status_code == 200
     assert "innermost frame is on this very statement" in html
@@ -325,10 +323,7 @@ def test_a_title_naming_a_class_and_its_missing_attribute_finds_its_readers(buil
     assert record["site"]["whyFired"]["function"] == "Scheduler.check_memory"
     assert any("no traceback frame" in line for line in body["answer"]["known"])
     # The match page says why.
-    client.get("/match")
-    with client.session_transaction() as session:
-        token = session["csrf_token"]
-    page = client.post("/match", data={"text": title, "csrf_token": token})
+    page = post_match_page(client, title)
     assert page.status_code == 200
     assert "a method of that class that reads that attribute of" in page.get_data(as_text=True)
     # An attribute no method reads, or a class that has none, gets no such answer.
@@ -364,11 +359,8 @@ def test_an_asserts_expression_quoted_alone_answers_with_that_assert(built, clie
     assert top["errorMessage"] == "{numerator} is not divisible by {denominator}"
     assert any("assert's own message" in line for line in body["answer"]["unknown"])
     # The match page says so too.
-    client.get("/match")
-    with client.session_transaction() as session:
-        token = session["csrf_token"]
     text = "assert numerator % denominator == 0"
-    page = client.post("/match", data={"text": text, "csrf_token": token})
+    page = post_match_page(client, text)
     assert page.status_code == 200
     assert "this assert's expression" in page.get_data(as_text=True)
     # A bare assert's older expression (0.4.3) finds its site, now worded otherwise (0.4.6).
@@ -415,10 +407,7 @@ def test_a_weight_name_keyerror_without_frames_answers_with_the_loaders_lookups(
     other = client.post("/api/v1/match", json={"text": "KeyError: 'mineru2_qwen'"}).get_json()
     assert all(m["why"]["kind"] != "key" for m in other["matches"])
     assert other["answer"]["evidence"] != "key"
-    client.get("/match")
-    with client.session_transaction() as session:
-        token = session["csrf_token"]
-    page = client.post("/match", data={"text": title, "csrf_token": token})
+    page = post_match_page(client, title)
     assert page.status_code == 200
     assert "quotes a checkpoint tensor's name and has no frame" in page.get_data(as_text=True)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import post_match_page
 from tests.hostile.conftest import assert_problem, row_counts, write_lines
 
 pytestmark = pytest.mark.unit  # besides the database backend, no service
@@ -88,8 +89,5 @@ def test_match_answers_adversarial_text(corpus_app, client, text: str) -> None:
 
 
 def test_match_page_answers_adversarial_text(corpus_app, client) -> None:
-    client.get("/match")
-    with client.session_transaction() as session:
-        token = session["csrf_token"]
-    response = client.post("/match", data={"text": "a" * 200_000 + "!", "csrf_token": token})
+    response = post_match_page(client, "a" * 200_000 + "!")
     assert response.status_code == 200

@@ -24,6 +24,7 @@ from app.extensions import db
 from app.records import services
 from app.records.models import Record
 from app.records.regex_safety import PatternRejected, check_pattern
+from tests.helpers import post_match_page
 from tests.hostile.conftest import assert_problem, row_counts, write_lines
 
 pytestmark = pytest.mark.unit
@@ -206,10 +207,7 @@ def test_a_stored_costly_pattern_cannot_stall_matching(app, client, seed):
     assert "budget" in body["incomplete"]
     ok = client.post("/api/v1/match", json={"text": "ValueError: short"})
     assert ok.status_code == 200 and "incomplete" not in ok.get_json()
-    client.get("/match")
-    with client.session_transaction() as session:
-        token = session["csrf_token"]
-    page = client.post("/match", data={"text": paste[:200_000], "csrf_token": token})
+    page = post_match_page(client, paste[:200_000])
     assert page.status_code == 200 and "Not every pattern was tried" in page.get_data(as_text=True)
 
 

@@ -18,6 +18,7 @@ import pytest
 from app.api.schemas import MatchResponse
 from app.matching import parse_error
 from app.matching.parse import ROLE_BODY
+from tests.helpers import post_match_page
 from tests.matching.heldout import KINDS, load_cases, parse_case
 
 pytestmark = pytest.mark.unit
@@ -120,11 +121,8 @@ def test_json_nested_a_thousand_deep_is_answered_not_a_500(corpus_app, client):
 
 
 def test_the_match_page_leads_with_what_is_known(corpus_app, client):
-    client.get("/match")
-    with client.session_transaction() as session:
-        token = session["csrf_token"]
     cut = (GUARD_DIR / "cut-off.txt").read_text(encoding="utf-8").partition("\n---\n")[2]
-    page = client.post("/match", data={"text": cut, "csrf_token": token})
+    page = post_match_page(client, cut)
     html = page.get_data(as_text=True)
     assert page.status_code == 200
     assert html.index("What we know") < html.index("Matches")
@@ -132,11 +130,8 @@ def test_the_match_page_leads_with_what_is_known(corpus_app, client):
 
 
 def test_the_match_page_says_when_a_message_goes_on_differently(corpus_app, client):
-    client.get("/match")
-    with client.session_transaction() as session:
-        token = session["csrf_token"]
     path = GUARD_DIR / "goes-on-differently.txt"
     text = path.read_text(encoding="utf-8").partition("\n---\n")[2]
-    html = client.post("/match", data={"text": text, "csrf_token": token}).get_data(as_text=True)
+    html = post_match_page(client, text).get_data(as_text=True)
     assert "then goes on differently" in html
     assert "ends part-way" not in html

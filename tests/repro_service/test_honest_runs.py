@@ -11,6 +11,7 @@ import pytest
 from app.extensions import db
 from app.repro import services, sweep
 from app.repro.models import ReproRun
+from tests.helpers import post_match_page
 
 SEED = "1760fbb64ae487e4"
 ENV_FILE = (
@@ -158,10 +159,7 @@ def test_explorer_results_reach_the_record(seeded, client, tmp_path, monkeypatch
     seed = next(m for m in matches if m["id"] == SEED)
     assert seed["sweep"] == {"reproduced": True, "fixProven": True}
     assert all(m["sweep"] is None for m in matches if m["id"] != SEED)
-    client.get("/match")
-    with client.session_transaction() as session:
-        token = session["csrf_token"]
-    html = client.post("/match", data={"text": text, "csrf_token": token}).get_data(as_text=True)
+    html = post_match_page(client, text).get_data(as_text=True)
     page = " ".join(html.split())
     assert f'href="/records/{SEED}#sweep">reproduced / fix proven</a>' in page
 
