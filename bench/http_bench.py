@@ -9,10 +9,11 @@ Run by hand (never in tests), on a database prepared by ``import_bench.py --keep
 Starts ``gunicorn -w 2 -b 127.0.0.1:PORT app.wsgi:app`` on loopback (the served entry and
 ``gunicorn.conf.py``: each worker builds and settles its catalog as it starts), warms both
 workers, then runs wrk (``--duration``
-seconds, 2 threads, 16 connections) first on the trivial health endpoint, then on match
-with a rotating set of real tracebacks built from stored records (class, message, file,
-line; a message's ``{placeholders}`` filled with a value). Prints requests/s, p50/p99 and
-the match/trivial ratio, then stops gunicorn.
+seconds, 2 threads, 16 connections) on the trivial health endpoint, then on match with a
+rotating set of real tracebacks built from stored records (class, message, file, line; a
+message's ``{placeholders}`` filled with a value), ``--rounds`` times in turn (this
+machine's load moves between runs: a ratio is taken within a round). Prints each round's
+requests/s, p50/p99 and match/trivial ratio, and the median ratio, then stops gunicorn.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import json
 import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -159,6 +161,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--bodies", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=3, help="health then match, this often")
     parser.add_argument(
         "--distinct",
         action="store_true",
@@ -181,8 +184,14 @@ def main() -> None:
             )
             urllib.request.urlopen(req, timeout=120).read()
         print(f"warm-up (index builds) {time.perf_counter() - t:.1f} s")
+        # With --distinct, each round sends its own share of the pastes.
+        share = len(payloads) // args.rounds if args.distinct else len(payloads)
+        sets = [warm_payloads] + [
+            payloads[k * share : (k + 1) * share] if args.distinct else payloads
+            for k in range(args.rounds)
+        ]
         scripts = []
-        for texts in (warm_payloads, payloads):
+        for texts in sets:
             with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
                 f.write(lua_script(texts))
             scripts.append(f.name)
@@ -193,8 +202,10 @@ def main() -> None:
             argparse.Namespace(**{**vars(args), "duration": args.warmup}),
             scripts[0],
         )
-        health = wrk(base + "/api/v1/health", args)
-        match = wrk(base + "/api/v1/match", args, scripts[1])
+        rounds = [
+            (wrk(base + "/api/v1/health", args), wrk(base + "/api/v1/match", args, script))
+            for script in scripts[1:]
+        ]
         for name in scripts:
             os.unlink(name)
         rss = workers_rss(server.pid)
@@ -202,17 +213,21 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=30)
     print(f"{args.db}: gunicorn -w {args.workers}, wrk -t2 -c{args.connections} -d{args.duration}s")
-    for name, r in (("GET /api/v1/health", health), ("POST /api/v1/match", match)):
-        print(
-            f"  {name:<20} {r['rps']:8.0f} req/s  p50 {r['p50']:7.2f} ms  p99 {r['p99']:7.2f} ms"
-            f"  non-2xx {r['non2xx']:.0f}"
-        )
-    print(f"  match / trivial throughput {match['rps'] / health['rps']:.3f}")
+    ratios = []
+    for k, (health, match) in enumerate(rounds, 1):
+        for name, r in (("GET /api/v1/health", health), ("POST /api/v1/match", match)):
+            print(
+                f"  {k} {name:<20} {r['rps']:8.0f} req/s  p50 {r['p50']:7.2f} ms"
+                f"  p99 {r['p99']:7.2f} ms  non-2xx {r['non2xx']:.0f}"
+            )
+        ratios.append(match["rps"] / health["rps"])
+        print(f"  {k} match / trivial throughput {ratios[-1]:.3f}")
+        sent = match["rps"] * args.duration
+        if args.distinct:
+            state = "each once" if sent <= share else "WRAPPED: raise --bodies"
+            print(f"  {k} distinct pastes: {sent:.0f} requests over {share} bodies ({state})")
+    print(f"  match / trivial throughput, median of {len(ratios)}: {statistics.median(ratios):.3f}")
     print("  VmRSS per worker after the runs: " + ", ".join(f"{mb:.0f} MB" for mb in rss))
-    sent = match["rps"] * args.duration
-    if args.distinct:
-        state = "each once" if sent <= len(payloads) else "WRAPPED: raise --bodies"
-        print(f"  distinct pastes: {sent:.0f} requests over {len(payloads)} bodies ({state})")
     sys.stdout.flush()
 
 

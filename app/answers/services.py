@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,10 +17,11 @@ from app.corpus.answers import (
     user_release,
 )
 from app.corpus.catalog import Catalog, get_catalog
+from app.corpus.evidence import Evidence
 from app.db import DbSession
 from app.matching import match_error
 from app.matching.parse import ParsedError
-from app.matching.services import Explanation
+from app.matching.services import Explanation, MatchResult
 from app.records import queries
 from app.records import services as records
 from app.records.models import Record
@@ -29,6 +30,8 @@ from app.repro import sweep as explorer
 from app.repro.services import latest_verdicts
 
 MAX_TEXT_BYTES = 256 * 1024
+_NOTHING_SWEPT: list[dict[str, Any]] = []  # an answer without matches reads no results
+_LINK_PROBE = "r"  # a record id: its link says which host an answer's links name
 
 # record id -> platform -> verdict summary (``app.repro.services.summary``)
 Verdicts = dict[str, dict[str, Any]]
@@ -72,6 +75,34 @@ class MatchAnswer:
     answer: dict[str, Any] = field(default_factory=dict)
     # the per-request verification budget ran out before every candidate was tried
     incomplete: bool = False
+    # this answer as a client got it (the API's serialized bodies, by how they were asked
+    # for): an answer is given again while its inputs are the same (see `_Ranked`)
+    rendered: dict[Hashable, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+
+# The built answers a ranking keeps (by limit, filters and link host): few per paste.
+MAX_ANSWERS_PER_RANKING = 8
+
+
+@dataclass
+class _Ranked:
+    """A paste's ranking and frames' evidence (a function of the paste and the catalog,
+    kept in the catalog's memo), and the answers built from it. An answer depends also on
+    the records' verdicts and the explorer's results: one is given again only when no
+    match has a verdict and the explorer's results are the very ones it was built from."""
+
+    result: MatchResult
+    evidence: Evidence | None
+    answers: dict[Hashable, tuple[object, MatchAnswer]] = field(default_factory=dict)
+
+    def answer(self, key: Hashable, swept: object) -> MatchAnswer | None:
+        found = self.answers.get(key)
+        return found[1] if found is not None and found[0] is swept else None
+
+    def keep(self, key: Hashable, swept: object, answer: MatchAnswer) -> None:
+        if len(self.answers) >= MAX_ANSWERS_PER_RANKING:
+            self.answers.clear()
+        self.answers[key] = (swept, answer)
 
 
 def catalog(session: DbSession, catalog_key: str) -> Catalog:
@@ -106,18 +137,24 @@ def match(
     fetch = max(limit, FILTER_OVERFETCH) if filters.any() else limit
     # The ranking and the frames' evidence depend on the paste and the catalog alone (but
     # for a ranking the verification budget cut short: that one is not kept).
-    ranked = catalog.memo.get((text, fetch))
+    ranked: _Ranked | None = catalog.memo.get((text, fetch))
     if ranked is None:
         result = match_error(text, catalog.index, limit=fetch, readers=catalog.readers(session))
-        ranked = (result, traceback_evidence(catalog, result.parsed))
+        ranked = _Ranked(result, traceback_evidence(catalog, result.parsed))
         if not result.incomplete:
             catalog.memo.put((text, fetch), len(text), ranked)
-    result, evidence = ranked
+    result, evidence = ranked.result, ranked.evidence
     allowed = set(keep(catalog, [m.record_id for m in result.matches], filters))
     found = [m for m in result.matches if m.record_id in allowed][:limit]
     ids = [m.record_id for m in found if m.record_id in catalog.with_verdicts]
     verdicts = latest_verdicts(session, ids)
-    swept = explorer.sweeps() if found else []  # read once per answer, not per match
+    swept = explorer.sweeps() if found else _NOTHING_SWEPT  # once per answer, not per match
+    # The links in an answer name the host it was asked on (record_page_url).
+    key = (limit, filters, href(_LINK_PROBE))
+    if not verdicts:
+        kept = ranked.answer(key, swept)
+        if kept is not None:
+            return kept
     matches = []
     for m in found:
         entry = catalog.index.get(m.record_id)
@@ -143,7 +180,7 @@ def match(
             )
         )
     extra = evidence_fields(catalog, evidence, href, bool(matches) and not result.fallback)
-    return MatchAnswer(
+    answer = MatchAnswer(
         matches,
         result.fallback,
         result.parsed,
@@ -152,6 +189,9 @@ def match(
         result.answer,
         result.incomplete,
     )
+    if not verdicts:
+        ranked.keep(key, swept, answer)
+    return answer
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Response, current_app, request
+from flask import current_app, request
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 
@@ -21,9 +21,8 @@ def read_json() -> Any:
         return request.get_json(silent=True)
 
 
-def json_response(body: Any, status: int = 200) -> Response:
+def json_bytes(body: Any) -> bytes:
     try:
-        data = orjson.dumps(body, option=_OPTIONS)
+        return orjson.dumps(body, option=_OPTIONS)
     except TypeError:  # a str orjson will not encode (a lone surrogate): Flask's encoder
-        data = (current_app.json.dumps(body) + "\n").encode("utf-8", "surrogatepass")
-    return Response(data, status=status, mimetype="application/json")
+        return (current_app.json.dumps(body) + "\n").encode("utf-8", "surrogatepass")

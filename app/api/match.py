@@ -7,12 +7,12 @@ from pydantic import ValidationError
 
 from app.answers import services as answers
 from app.api import serialize
-from app.api.fastjson import json_response, read_json
+from app.api.fastjson import json_bytes, read_json
 from app.api.schemas import MatchRequest
 from app.corpus.answers import MatchFilters
 from app.errors import problem
 from app.extensions import db, limiter
-from app.links import record_page_url
+from app.links import record_page_url, record_page_url_template
 from app.params import flag
 
 
@@ -46,4 +46,11 @@ def match() -> Response:
         )
     except answers.TextTooLarge as exc:
         return problem(413, "Content Too Large", str(exc))
-    return json_response(serialize.match_response(answer, flag(request.args, "compact")))
+    compact = flag(request.args, "compact")
+    # An answer given again (the same paste, nothing it depends on changed) is sent as it
+    # was serialized; its record links name the host they were built for.
+    key = (compact, record_page_url_template())
+    sent = answer.rendered.get(key)
+    if sent is None:
+        sent = answer.rendered[key] = json_bytes(serialize.match_response(answer, compact))
+    return Response(sent, mimetype="application/json")

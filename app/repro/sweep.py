@@ -47,10 +47,16 @@ def sweeps(directory: Path | None = None) -> list[dict[str, Any]]:
         if directory.is_dir()
         else []
     )
+    if cached is not None and _same(cached[1], loaded):
+        loaded = cached[1]  # unchanged: the same list, so answers built on it are still good
     if len(_listings) >= 64:
         _listings.clear()
     _listings[str(directory)] = (now, loaded)
     return loaded
+
+
+def _same(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 def _matches(site: dict[str, Any], pattern: str, message: str) -> bool:

@@ -178,3 +178,60 @@ def test_a_repeated_paste_is_answered_from_the_memo_and_never_from_a_stale_catal
     body = post(client, near).get_json()
     assert body["fallback"] is False
     assert body["matches"][0]["id"] == "a000000000000099"
+
+
+def test_an_answer_given_again_is_sent_as_built_until_its_links_or_verdicts_change(
+    corpus_app, client, monkeypatch
+):
+    import datetime as dt
+
+    from app.api import serialize
+    from app.corpus import catalog as catalog_module
+    from app.extensions import db
+    from app.repro.models import DONE, ReproLatest, ReproRun
+
+    built = []
+    real = serialize.match_response
+    monkeypatch.setattr(
+        serialize, "match_response", lambda *a, **kw: built.append(a[1]) or real(*a, **kw)
+    )
+    first = post(client, SGLANG_LOG)
+    again = post(client, SGLANG_LOG)
+    assert first.get_data() == again.get_data() and built == [False]
+    assert first.get_json()["matches"][0]["repro"] is None
+    compact = client.post("/api/v1/match?compact=1", json={"text": SGLANG_LOG})
+    assert "why" not in compact.get_json()["matches"][0] and built == [False, True]
+
+    # Its links name the public URL: another one, another body.
+    corpus_app.config["ERRATA_PUBLIC_URL"] = "https://errata.example"
+    moved = post(client, SGLANG_LOG).get_json()["matches"][0]["href"]
+    assert moved.startswith("https://errata.example/") and len(built) == 3
+
+    # A verdict for the matched record: the answer is built again and shows it.
+    with corpus_app.app_context():
+        run = ReproRun(
+            record_id=SEED,
+            harness="sglang_attention_backend",
+            env="sglang-0.5.23",
+            platform="hopper",
+            status=DONE,
+            trigger_outcome="REPRODUCED",
+            fixes=[],
+            trigger={"outcome": "REPRODUCED"},
+            regressions=[],
+            finished_at=dt.datetime.now(dt.UTC),
+        )
+        db.session.add(run)
+        db.session.flush()
+        db.session.merge(
+            ReproLatest(
+                record_id=SEED, platform="hopper", run_id=run.id, trigger_outcome="REPRODUCED"
+            )
+        )
+        db.session.commit()
+        db.session.remove()
+    monkeypatch.setattr(catalog_module, "CHECK_INTERVAL", 0.0)  # the next request checks
+    shown = post(client, SGLANG_LOG).get_json()["matches"][0]["repro"]
+    assert shown["hopper"]["trigger"] == "REPRODUCED" and len(built) == 4
+    post(client, SGLANG_LOG)
+    assert len(built) == 5  # with a verdict in it, never given again: verdicts change

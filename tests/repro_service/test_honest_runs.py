@@ -172,5 +172,10 @@ def test_a_sweep_listing_is_reused_for_a_while_then_read_again(tmp_path, monkeyp
     (tmp_path / "sglang-0.5.24.json").write_text(json.dumps({**first, "sglang_version": "0.5.24"}))
     assert len(sweep.sweeps(tmp_path)) == 1  # within LISTING_TTL: the listing is reused
     monkeypatch.setattr(sweep, "LISTING_TTL", 0.0)
-    assert [s["meta"]["sglang_version"] for s in sweep.sweeps(tmp_path)] == ["0.5.23", "0.5.24"]
+    listed = sweep.sweeps(tmp_path)
+    assert [s["meta"]["sglang_version"] for s in listed] == ["0.5.23", "0.5.24"]
+    # Read again, unchanged: the very same list (answers built on it are still good).
+    assert sweep.sweeps(tmp_path) is listed
+    (tmp_path / "sglang-0.5.24.json").unlink()
+    assert [s["meta"]["sglang_version"] for s in sweep.sweeps(tmp_path)] == ["0.5.23"]
     assert sweep.sweeps(tmp_path / "absent") == []
