@@ -97,3 +97,35 @@ def post_match_page(client: Any, text: str) -> Any:
     with client.session_transaction() as session:
         token = session["csrf_token"]
     return client.post("/match", data={"text": text, "csrf_token": token})
+
+
+def store_finished_run(app: Any, record_id: str, platform: str, **fields: Any) -> int:
+    """A finished run stored as the queue stores one (its latest on ``platform``); ``fields``
+    are the run's columns (an outcome, fixes, whatever a test plants). Returns its id."""
+    import datetime as dt
+
+    from app.extensions import db
+    from app.repro.models import DONE, ReproLatest, ReproRun
+
+    with app.app_context():
+        run = ReproRun(
+            record_id=record_id,
+            platform=platform,
+            status=DONE,
+            finished_at=dt.datetime.now(dt.UTC),
+            **fields,
+        )
+        db.session.add(run)
+        db.session.flush()
+        db.session.merge(
+            ReproLatest(
+                record_id=record_id,
+                platform=platform,
+                run_id=run.id,
+                trigger_outcome=run.trigger_outcome,
+            )
+        )
+        db.session.commit()
+        run_id = int(run.id)
+        db.session.remove()
+    return run_id

@@ -183,12 +183,9 @@ def test_a_repeated_paste_is_answered_from_the_memo_and_never_from_a_stale_catal
 def test_an_answer_given_again_is_sent_as_built_until_its_links_or_verdicts_change(
     corpus_app, client, monkeypatch
 ):
-    import datetime as dt
-
     from app.api import serialize
     from app.corpus import catalog as catalog_module
-    from app.extensions import db
-    from app.repro.models import DONE, ReproLatest, ReproRun
+    from tests.helpers import store_finished_run
 
     built = []
     real = serialize.match_response
@@ -208,28 +205,17 @@ def test_an_answer_given_again_is_sent_as_built_until_its_links_or_verdicts_chan
     assert moved.startswith("https://errata.example/") and len(built) == 3
 
     # A verdict for the matched record: the answer is built again and shows it.
-    with corpus_app.app_context():
-        run = ReproRun(
-            record_id=SEED,
-            harness="sglang_attention_backend",
-            env="sglang-0.5.23",
-            platform="hopper",
-            status=DONE,
-            trigger_outcome="REPRODUCED",
-            fixes=[],
-            trigger={"outcome": "REPRODUCED"},
-            regressions=[],
-            finished_at=dt.datetime.now(dt.UTC),
-        )
-        db.session.add(run)
-        db.session.flush()
-        db.session.merge(
-            ReproLatest(
-                record_id=SEED, platform="hopper", run_id=run.id, trigger_outcome="REPRODUCED"
-            )
-        )
-        db.session.commit()
-        db.session.remove()
+    store_finished_run(
+        corpus_app,
+        SEED,
+        "hopper",
+        harness="sglang_attention_backend",
+        env="sglang-0.5.23",
+        trigger_outcome="REPRODUCED",
+        fixes=[],
+        trigger={"outcome": "REPRODUCED"},
+        regressions=[],
+    )
     monkeypatch.setattr(catalog_module, "CHECK_INTERVAL", 0.0)  # the next request checks
     shown = post(client, SGLANG_LOG).get_json()["matches"][0]["repro"]
     assert shown["hopper"]["trigger"] == "REPRODUCED" and len(built) == 4

@@ -6,7 +6,6 @@ worker receives); everything else goes through HTTP and the CLI.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import logging
 import uuid
@@ -20,7 +19,8 @@ from app.extensions import db
 from app.jobs import services as jobs
 from app.records.models import RecordVersion
 from app.repro import services as repro_services
-from app.repro.models import DONE, ReproLatest, ReproRun
+from app.repro.models import ReproRun
+from tests.helpers import store_finished_run
 from tests.hostile.conftest import assert_problem, make_token
 
 pytestmark = pytest.mark.unit
@@ -184,36 +184,24 @@ def test_malformed_reports_are_refused_and_nothing_is_stored(linked, runner, cli
 
 def _store_bad_run(app) -> int:
     """A run stored before reports were validated: a list where a string belongs."""
-    with app.app_context():
-        run = ReproRun(
-            record_id=SEED,
-            harness="sglang_attention_backend",
-            env="sglang-0.5.23",
-            platform="hopper",
-            status=DONE,
-            trigger_outcome="REPRODUCED",
-            fixes=[
-                {"scenario": "fix", "backend": ["triton", "fa3"], "outcome": "FIXED"},
-                "not an object",
-                {"backend": {"x": 1}},
-            ],
-            trigger={"error": ["odd"], "outcome": ["REPRODUCED"]},
-            drift={"status": ["moved"], "record": "x", "installed": 5},
-            platform_info={"name": "hopper", "python": "3.11.7", "hostname": HOST},
-            worker=f"{HOST}:4242",
-            regressions=[],
-            finished_at=dt.datetime.now(dt.UTC),
-        )
-        db.session.add(run)
-        db.session.flush()
-        db.session.merge(
-            ReproLatest(
-                record_id=SEED, platform="hopper", run_id=run.id, trigger_outcome="REPRODUCED"
-            )
-        )
-        db.session.commit()
-        run_id = run.id
-        db.session.remove()
+    run_id = store_finished_run(
+        app,
+        SEED,
+        "hopper",
+        harness="sglang_attention_backend",
+        env="sglang-0.5.23",
+        trigger_outcome="REPRODUCED",
+        fixes=[
+            {"scenario": "fix", "backend": ["triton", "fa3"], "outcome": "FIXED"},
+            "not an object",
+            {"backend": {"x": 1}},
+        ],
+        trigger={"error": ["odd"], "outcome": ["REPRODUCED"]},
+        drift={"status": ["moved"], "record": "x", "installed": 5},
+        platform_info={"name": "hopper", "python": "3.11.7", "hostname": HOST},
+        worker=f"{HOST}:4242",
+        regressions=[],
+    )
     from app.corpus import catalog as match_index
 
     match_index.forget()
