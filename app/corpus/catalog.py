@@ -19,7 +19,7 @@ from sys import intern
 from typing import Any
 
 from flask import Flask
-from sqlalchemy import Text, cast, select
+from sqlalchemy import Text, cast, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.corpus.evidence import FrameIndex
@@ -365,19 +365,27 @@ _LIKE_ESCAPE = str.maketrans({"\\": "\\\\", "%": "\\%", "_": "\\_"})
 
 
 def self_readers(session: DbSession, attr: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
-    """Records whose enclosing method reads `self.<attr>` at some pinned release."""
+    """Records whose enclosing method reads `self.<attr>`, or `<attr>` of an object it holds
+    (`self.kv_args.<attr>`), at some pinned release."""
     if not attr.isidentifier():
         return ()
-    like = '%"' + attr.translate(_LIKE_ESCAPE) + '"%'
+    escaped = attr.translate(_LIKE_ESCAPE)
+    reads_text = cast(RecordSite.self_reads, Text)
     rows = session.execute(
         select(RecordSite.record_id, RecordSite.function, RecordSite.self_reads)
-        .where(cast(RecordSite.self_reads, Text).like(like, escape="\\"))
+        .where(
+            or_(
+                reads_text.like('%"' + escaped + '"%', escape="\\"),
+                reads_text.like("%." + escaped + '"%', escape="\\"),
+            )
+        )
         .limit(MAX_READERS)
     )
+    held = "." + attr
     found = {
         rid: (function, tuple(reads))
         for rid, function, reads in rows
-        if isinstance(reads, list) and attr in reads
+        if isinstance(reads, list) and any(r == attr or r.endswith(held) for r in reads)
     }
     # A method renamed or moved to another class keeps its record: each release's counts.
     functions: dict[str, set[str]] = {rid: {function} for rid, (function, _) in found.items()}

@@ -81,7 +81,12 @@ _NO_ATTRIBUTE = re.compile(r"'([A-Za-z_]\w*)' object has no attribute '([A-Za-z_
 CLASS_NAME_SIMILARITY = 0.9
 MAX_ATTRIBUTE_SITES = 20
 MAX_ATTRIBUTE_LOOKUPS = 2  # distinct attributes looked up per paste
-# attribute -> (record id, its function `Cls.method`, what that method reads of `self`)
+# A method that reads the attribute of an object it holds under the class's name: below
+# the class's own methods (20), above a class of a close name (0).
+HELD_SPECIFICITY = 10
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# attribute -> (record id, its function `Cls.method`, what that method reads of `self`), for
+# the methods that read `self.<attribute>` or `self.<...>.<attribute>`
 AttributeReaders = Callable[[str], Sequence[tuple[str, str, tuple[str, ...]]]]
 # A KeyError quoting a checkpoint tensor's name: `'model.layers.3.mlp.down_proj.weight_scale'`.
 # Quoted, it may be followed by the writer's words (a title's "when loading Qwen3 MoE").
@@ -616,19 +621,27 @@ def _attribute_items(
             continue  # each lookup reads the store: a paste of hundreds asks for a few
         asked.add(attr)
         best: dict[tuple[str, str], tuple[int, PatternEntry]] = {}
+        holders = _holder_names(cls)
         for record_id, function, reads in readers(attr):
             owner = function.split(".")[-2] if function.count(".") else ""
             exact = owner == cls
-            if not exact and (
-                not owner
-                or SequenceMatcher(None, owner.lower(), cls.lower()).ratio() < CLASS_NAME_SIMILARITY
+            if attr in reads and (
+                exact
+                or (
+                    owner
+                    and SequenceMatcher(None, owner.lower(), cls.lower()).ratio()
+                    >= CLASS_NAME_SIMILARITY
+                )
             ):
+                quoted = sum(1 for r in reads if r.startswith(attr + ".") and r in parsed.text)
+                specificity = 20 * exact + 5 * min(quoted, 4)
+            elif _reads_held(reads, attr, holders):
+                specificity = HELD_SPECIFICITY
+            else:
                 continue
             entry = index.get(record_id)
             if entry is None:
                 continue
-            quoted = sum(1 for r in reads if r.startswith(attr + ".") and r in parsed.text)
-            specificity = 20 * exact + 5 * min(quoted, 4)
             place = (entry.file_path or "", function)
             # One record per method: the one more releases have.
             held = best.get(place)
@@ -649,6 +662,25 @@ def _attribute_items(
                 )
             )
     return items
+
+
+def _holder_names(cls: str) -> tuple[str, str]:
+    """What code names an object of class ``cls`` it holds: `KVArgs` -> `kv_args`, `kvargs`."""
+    snake = _CAMEL_BOUNDARY.sub("_", cls).lower()
+    return snake, cls.lower()
+
+
+def _reads_held(reads: tuple[str, ...], attr: str, holders: tuple[str, str]) -> bool:
+    """Whether a method reads ``attr`` of an object it holds under the class's own name
+    (`self.kv_args.kv_head_num`, `self.draft_model_config.scaling`)."""
+    for read in reads:
+        holder, _, last = read.rpartition(".")
+        if last != attr or not holder:
+            continue
+        name = holder.rpartition(".")[2].lstrip("_")
+        if any(name == h or name.endswith("_" + h) for h in holders):
+            return True
+    return False
 
 
 def _is_curated(index: MatchIndex, record_id: str) -> bool:
@@ -996,6 +1028,17 @@ def _answer(
     return {"evidence": kind, "known": known, "unknown": unknown}
 
 
+def _raised_by_the_statement(hit: PatternHit, exc: ParsedException, frame_files: set[str]) -> bool:
+    """A message that goes on differently from a site's template, the site in a file no
+    frame is in, while the innermost frame is a statement that is no `raise` or `assert`
+    (`logit_bias[i, int(key)] = value`): that statement raised it (the interpreter or a
+    compiled op worded it), not a site elsewhere whose message starts alike."""
+    if hit.cut or not exc.frames or hit.file in frame_files:
+        return False
+    source = (exc.frames[-1].source or "").lstrip()
+    return bool(source) and not source.startswith(("raise", "assert"))
+
+
 def _is_evidence(hit: PatternHit, exc: ParsedException, frame_files: set[str]) -> bool:
     """Whether a hit says anything of where the error came from (see the two checks)."""
     return not _not_its_class(hit.entry, exc.message, hit.start) and not _says_nothing(
@@ -1092,7 +1135,7 @@ def match_parsed(
         if whole:
             continue  # a strong pattern matched the whole message: a shared start adds nothing
         for hit in index.prefix_search(exc.message):
-            if not keep(hit):
+            if not keep(hit) or _raised_by_the_statement(hit, exc, frame_files):
                 continue
             item = _build(
                 hit.entry,

@@ -429,3 +429,16 @@ def test_a_keyword_given_twice_and_a_swapped_error_body_answer_through_the_api(b
     top = _top(client, text)["matches"][0]
     assert top["at"]["filePath"].endswith("srt/openai_api/adapter.py")
     assert top["errorMessage"] == "Failed to parse fc related info to json format!"
+
+
+def test_a_title_naming_a_class_finds_the_methods_that_read_the_attribute_of_one_held(
+    built, client
+):
+    """No method of `ModelConfig` reads `self.context_len`; methods that hold one as
+    `self.model_config` read `self.model_config.context_len`: those answer."""
+    title = "[Bug] AttributeError: 'ModelConfig' object has no attribute 'context_len'"
+    body = client.post("/api/v1/match", json={"text": title, "limit": 10}).get_json()
+    held = [m for m in body["matches"] if m["kind"] == "attribute"]
+    assert held and body["matches"][0]["kind"] == "attribute"
+    files = {m["at"]["filePath"].rsplit("/", 1)[-1] for m in held}
+    assert "tokenizer_manager.py" in files, files

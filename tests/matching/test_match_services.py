@@ -997,6 +997,11 @@ READERS = {
         ("other", "TpWorker.get_pool", ("token_to_kv_pool",)),
     ),
     "tp_size": (("tp", "TransformersForCausalLM.tensor_parallel", ("tp_size",)),),
+    "kv_head_num": (
+        ("send", "NixlKVManager.send_kvcache_slice", ("kv_args", "kv_args.kv_head_num")),
+        ("draft", "Drafter.prepare", ("draft_kv_args.kv_head_num",)),
+        ("unrelated", "Cache.alloc", ("config.kv_head_num",)),
+    ),
 }
 ATTRIBUTE_INDEX = MatchIndex(
     [
@@ -1004,6 +1009,9 @@ ATTRIBUTE_INDEX = MatchIndex(
         _method_record("batch", "Scheduler.get_next_batch", "Batch is empty", releases=9),
         _method_record("other", "TpWorker.get_pool", "No pool"),
         _method_record("tp", "TransformersForCausalLM.tensor_parallel", "TP plan wrong"),
+        _method_record("send", "NixlKVManager.send_kvcache_slice", "Slice failed"),
+        _method_record("draft", "Drafter.prepare", "No draft", releases=3),
+        _method_record("unrelated", "Cache.alloc", "Out of pages"),
         PatternEntry("generic", "'.+?' object has no attribute '.+?'", "AttributeError"),
     ]
 )
@@ -1041,3 +1049,58 @@ def test_a_frameless_missing_attribute_finds_the_methods_that_read_it():
         for m in match_error(framed, ATTRIBUTE_INDEX, readers=_readers).matches
     )
     assert all(m.why.kind != "attribute" for m in match_error(title, ATTRIBUTE_INDEX).matches)
+
+
+def test_a_frameless_missing_attribute_finds_the_methods_that_read_it_of_an_object_held():
+    # `KVArgs` lacks `kv_head_num`: the methods that read `self.kv_args.kv_head_num` (or
+    # `self.draft_kv_args....`), not one that reads it of another object (`self.config`).
+    title = "[Bug] AttributeError: 'KVArgs' object has no attribute 'kv_head_num'"
+    result = match_error(title, ATTRIBUTE_INDEX, readers=_readers)
+    attributes = [m.record_id for m in result.matches if m.why.kind == "attribute"]
+    assert sorted(attributes) == ["draft", "send"]
+    assert result.matches[0].why.kind == "attribute"
+
+
+def test_a_message_that_starts_as_a_template_elsewhere_is_the_innermost_statements_own():
+    """sglang #7690: `logit_bias[i, int(key)] = value` raised torch's IndexError, whose start
+    a torch helper's own message shares (`index {index} out of bounds for ...`). The frame
+    is a statement that raises nothing itself: the frame's function answers, not the
+    helper; under a `raise` in the frame, the shared start still counts."""
+    index = MatchIndex(
+        [
+            PatternEntry(
+                "helper",
+                r"index .+ out of bounds for infra_modes length .+",
+                "IndexError",
+                "torch/_ops.py",
+                628,
+                "index {index} out of bounds for infra_modes length {n}",
+                repo="pytorch/pytorch",
+                function="_ModeStackStateForPreDispatch.set",
+            ),
+            PatternEntry(
+                "sampling",
+                r"Unknown logit processor .+",
+                "ValueError",
+                "python/sglang/srt/sampling/sampling_batch_info.py",
+                90,
+                "Unknown logit processor {name}",
+                repo="sgl-project/sglang",
+                function="SamplingBatchInfo.from_schedule_batch",
+            ),
+        ]
+    )
+    frame = (
+        "Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/srt/sampling/sampling_batch_info.py", line 98, in '
+        "from_schedule_batch\n"
+        "    {}\n"
+        "IndexError: index 129280 is out of bounds for dimension 1 with size 129280\n"
+    )
+    ids = [
+        m.record_id
+        for m in match_error(frame.format("logit_bias[i, int(key)] = value"), index).matches
+    ]
+    assert ids == ["sampling"]
+    raised = match_error(frame.format("raise IndexError(msg)"), index).matches
+    assert "helper" in [m.record_id for m in raised]
