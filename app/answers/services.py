@@ -21,7 +21,7 @@ from app.corpus.evidence import Evidence
 from app.db import DbSession
 from app.matching import match_error
 from app.matching.parse import ParsedError
-from app.matching.services import Explanation, MatchResult
+from app.matching.services import Explanation, Match, MatchResult
 from app.records import queries
 from app.records import services as records
 from app.records.models import Record
@@ -75,34 +75,46 @@ class MatchAnswer:
     answer: dict[str, Any] = field(default_factory=dict)
     # the per-request verification budget ran out before every candidate was tried
     incomplete: bool = False
-    # this answer as a client got it (the API's serialized bodies, by how they were asked
-    # for): an answer is given again while its inputs are the same (see `_Ranked`)
-    rendered: dict[Hashable, bytes] = field(default_factory=dict, compare=False, repr=False)
 
 
-# The built answers a ranking keeps (by limit, filters and link host): few per paste.
-MAX_ANSWERS_PER_RANKING = 8
+# The bodies kept with a ranking (by limit, filters, link host and how it was asked for):
+# few per paste; past them a body is made anew each time.
+MAX_BODIES_PER_RANKING = 4
 
 
 @dataclass
 class _Ranked:
     """A paste's ranking and frames' evidence (a function of the paste and the catalog,
-    kept in the catalog's memo), and the answers built from it. An answer depends also on
-    the records' verdicts and the explorer's results: one is given again only when no
-    match has a verdict and the explorer's results are the very ones it was built from."""
+    kept in the catalog's memo), and the bodies sent for it. A body depends also on the
+    records' verdicts and the explorer's results: one is sent again only when no match
+    has a verdict and the explorer's results are the very ones it was made from."""
 
     result: MatchResult
     evidence: Evidence | None
-    answers: dict[Hashable, tuple[object, MatchAnswer]] = field(default_factory=dict)
+    bodies: dict[Hashable, tuple[object, bytes]] = field(default_factory=dict)
 
-    def answer(self, key: Hashable, swept: object) -> MatchAnswer | None:
-        found = self.answers.get(key)
+    def body(self, key: Hashable, swept: object) -> bytes | None:
+        found = self.bodies.get(key)
         return found[1] if found is not None and found[0] is swept else None
 
-    def keep(self, key: Hashable, swept: object, answer: MatchAnswer) -> None:
-        if len(self.answers) >= MAX_ANSWERS_PER_RANKING:
-            self.answers.clear()
-        self.answers[key] = (swept, answer)
+    def keep(self, key: Hashable, swept: object, body: bytes) -> bool:
+        if len(self.bodies) >= MAX_BODIES_PER_RANKING:
+            return False
+        self.bodies[key] = (swept, body)
+        return True
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What an answer is built from: the ranking, its matches past the filters, their
+    verdicts and the explorer's results."""
+
+    catalog: Catalog
+    ranked: _Ranked
+    memo_key: Hashable | None  # None: the ranking was not kept (cut short by the budget)
+    found: list[Match]
+    verdicts: Verdicts
+    swept: list[dict[str, Any]]
 
 
 def catalog(session: DbSession, catalog_key: str) -> Catalog:
@@ -120,43 +132,37 @@ def text_size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def match(
-    session: DbSession,
-    catalog_key: str,
-    text: str,
-    limit: int,
-    href: Callable[[str], str],
-    filters: MatchFilters | None = None,
-) -> MatchAnswer:
-    """The records ``text`` is, best first, each with the why, its raise site's facts and
-    its verdicts; ``href`` names a record's page (used in the frame evidence)."""
+def _asked(
+    session: DbSession, catalog_key: str, text: str, limit: int, filters: MatchFilters
+) -> _Asked:
     if text_size(text) > MAX_TEXT_BYTES:
         raise TextTooLarge(f"text is over {MAX_TEXT_BYTES} bytes.")
-    filters = filters or MatchFilters()
     catalog = get_catalog(session, catalog_key, runs.records_with_verdicts)
     fetch = max(limit, FILTER_OVERFETCH) if filters.any() else limit
     # The ranking and the frames' evidence depend on the paste and the catalog alone (but
     # for a ranking the verification budget cut short: that one is not kept).
-    ranked: _Ranked | None = catalog.memo.get((text, fetch))
+    memo_key: Hashable | None = (text, fetch)
+    ranked: _Ranked | None = catalog.memo.get(memo_key)
     if ranked is None:
         result = match_error(text, catalog.index, limit=fetch, readers=catalog.readers(session))
         ranked = _Ranked(result, traceback_evidence(catalog, result.parsed))
-        if not result.incomplete:
-            catalog.memo.put((text, fetch), len(text), ranked)
-    result, evidence = ranked.result, ranked.evidence
+        if result.incomplete:
+            memo_key = None
+        else:
+            catalog.memo.put(memo_key, len(text), ranked)
+    result = ranked.result
     allowed = set(keep(catalog, [m.record_id for m in result.matches], filters))
     found = [m for m in result.matches if m.record_id in allowed][:limit]
     ids = [m.record_id for m in found if m.record_id in catalog.with_verdicts]
     verdicts = latest_verdicts(session, ids)
     swept = explorer.sweeps() if found else _NOTHING_SWEPT  # once per answer, not per match
-    # The links in an answer name the host it was asked on (record_page_url).
-    key = (limit, filters, href(_LINK_PROBE))
-    if not verdicts:
-        kept = ranked.answer(key, swept)
-        if kept is not None:
-            return kept
+    return _Asked(catalog, ranked, memo_key, found, verdicts, swept)
+
+
+def _answer(asked: _Asked, filters: MatchFilters, href: Callable[[str], str]) -> MatchAnswer:
+    catalog, result, evidence = asked.catalog, asked.ranked.result, asked.ranked.evidence
     matches = []
-    for m in found:
+    for m in asked.found:
         entry = catalog.index.get(m.record_id)
         if entry is None:
             continue
@@ -169,9 +175,13 @@ def match(
                 error_class=entry.error_class or "",
                 solutions=catalog.solutions.get(entry.record_id, []),
                 why=m.why,
-                repro=verdicts.get(entry.record_id) or None,
+                repro=asked.verdicts.get(entry.record_id) or None,
                 sweep=explorer.proven(
-                    entry.repo, entry.file_path, entry.pattern, entry.error_message or "", swept
+                    entry.repo,
+                    entry.file_path,
+                    entry.pattern,
+                    entry.error_message or "",
+                    asked.swept,
                 ),
                 site=site_fields(
                     catalog, entry.record_id, user_release(catalog, entry, filters, evidence)
@@ -180,7 +190,7 @@ def match(
             )
         )
     extra = evidence_fields(catalog, evidence, href, bool(matches) and not result.fallback)
-    answer = MatchAnswer(
+    return MatchAnswer(
         matches,
         result.fallback,
         result.parsed,
@@ -189,9 +199,47 @@ def match(
         result.answer,
         result.incomplete,
     )
-    if not verdicts:
-        ranked.keep(key, swept, answer)
-    return answer
+
+
+def match(
+    session: DbSession,
+    catalog_key: str,
+    text: str,
+    limit: int,
+    href: Callable[[str], str],
+    filters: MatchFilters | None = None,
+) -> MatchAnswer:
+    """The records ``text`` is, best first, each with the why, its raise site's facts and
+    its verdicts; ``href`` names a record's page (used in the frame evidence)."""
+    filters = filters or MatchFilters()
+    return _answer(_asked(session, catalog_key, text, limit, filters), filters, href)
+
+
+def match_body(
+    session: DbSession,
+    catalog_key: str,
+    text: str,
+    limit: int,
+    href: Callable[[str], str],
+    filters: MatchFilters,
+    render: Callable[[MatchAnswer], bytes],
+    variant: Hashable = None,
+) -> bytes:
+    """What ``render`` makes of ``match``'s answer (``variant``: how it renders). A paste
+    answered again, nothing its answer depends on changed (no match has a verdict, the same
+    explorer results, links to the same host), gets the body made before: kept with its
+    ranking, its bytes counted in the catalog's memo."""
+    asked = _asked(session, catalog_key, text, limit, filters)
+    key = (limit, filters, href(_LINK_PROBE), variant)
+    if not asked.verdicts:
+        body = asked.ranked.body(key, asked.swept)
+        if body is not None:
+            return body
+    body = render(_answer(asked, filters, href))
+    if not asked.verdicts and asked.memo_key is not None:
+        if asked.ranked.keep(key, asked.swept, body):
+            asked.catalog.memo.charge(asked.memo_key, len(body))
+    return body
 
 
 @dataclass

@@ -39,18 +39,19 @@ def match() -> Response:
         return problem(
             422, "Unprocessable Content", "The body does not follow MatchRequest.", errors=errors
         )
+    compact = flag(request.args, "compact")
     try:
-        filters = MatchFilters(body.repo, body.version, body.curated)
-        answer = answers.match(
-            db.session, str(db.engine.url), body.text, body.limit, record_page_url, filters
+        sent = answers.match_body(
+            db.session,
+            str(db.engine.url),
+            body.text,
+            body.limit,
+            record_page_url,
+            MatchFilters(body.repo, body.version, body.curated),
+            lambda answer: json_bytes(serialize.match_response(answer, compact)),
+            # The record links name the host they were built for.
+            variant=(compact, record_page_url_template()),
         )
     except answers.TextTooLarge as exc:
         return problem(413, "Content Too Large", str(exc))
-    compact = flag(request.args, "compact")
-    # An answer given again (the same paste, nothing it depends on changed) is sent as it
-    # was serialized; its record links name the host they were built for.
-    key = (compact, record_page_url_template())
-    sent = answer.rendered.get(key)
-    if sent is None:
-        sent = answer.rendered[key] = json_bytes(serialize.match_response(answer, compact))
     return Response(sent, mimetype="application/json")

@@ -34,10 +34,11 @@ from app.records.models import Record, RecordSolution
 from app.records.services import catalog_version
 
 CHECK_INTERVAL = 2.0
-# Recent answers a worker keeps per catalog: at most this many, keyed by pastes of at most
-# MEMO_TEXT_BYTES in all; a longer paste than MEMO_MAX_TEXT is not kept.
+# Recent answers a worker keeps per catalog: at most this many, holding at most MEMO_BYTES
+# in all (the pastes they are keyed by and the bodies sent for them); a longer paste than
+# MEMO_MAX_TEXT is not kept.
 MEMO_ENTRIES = 2048
-MEMO_TEXT_BYTES = 8 << 20
+MEMO_BYTES = 32 << 20
 MEMO_MAX_TEXT = 64 << 10
 
 
@@ -46,15 +47,15 @@ class Memo:
     IDE plugin re-sends the error of each failed run; many users hit one error): a ranking
     is a function of the paste and the catalog alone, so it is kept, not computed again.
     Dropped with its catalog (a rebuilt one starts empty); bounded by count and by the
-    characters of the pastes it is keyed by."""
+    bytes its entries hold (a paste, and what is added to its entry later: `charge`)."""
 
     def __init__(
         self,
         entries: int = MEMO_ENTRIES,
-        text_bytes: int = MEMO_TEXT_BYTES,
+        size: int = MEMO_BYTES,
         max_text: int = MEMO_MAX_TEXT,
     ) -> None:
-        self.entries, self.text_bytes, self.max_text = entries, text_bytes, max_text
+        self.entries, self.size, self.max_text = entries, size, max_text
         self._items: OrderedDict[Hashable, tuple[int, Any]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
@@ -80,8 +81,23 @@ class Memo:
                 self._size -= old[0]
             self._items[key] = (size, value)
             self._size += size
-            while len(self._items) > self.entries or self._size > self.text_bytes:
-                self._size -= self._items.popitem(last=False)[1][0]
+            self._shrink()
+
+    def charge(self, key: Hashable, size: int) -> bool:
+        """Count ``size`` more bytes to ``key``'s entry (what was added to its value); the
+        least recently used entries go until all fit. False when the entry is not kept."""
+        with self._lock:
+            found = self._items.get(key)
+            if found is None:
+                return False
+            self._items[key] = (found[0] + size, found[1])
+            self._size += size
+            self._shrink()
+            return key in self._items
+
+    def _shrink(self) -> None:
+        while len(self._items) > self.entries or self._size > self.size:
+            self._size -= self._items.popitem(last=False)[1][0]
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,7 @@ def test_exception_class_ancestry_for_class_agreement():
 
 
 def test_the_answer_memo_keeps_the_most_recent_within_its_bounds():
-    memo = Memo(entries=3, text_bytes=9, max_text=6)
+    memo = Memo(entries=3, size=9, max_text=6)
     for key in "abc":
         memo.put(key, 2, key.upper())
     assert memo.get("a") == "A"  # now the most recently used
@@ -66,6 +66,10 @@ def test_the_answer_memo_keeps_the_most_recent_within_its_bounds():
     assert memo.get("e") == "E" and memo.get("c") is None and len(memo) == 2
     memo.put("e", 1, "E2")  # a key put again replaces its value and its size
     assert memo.get("e") == "E2" and len(memo) == 2
+    # What is added to an entry later counts too: d (2) + e (1) + 7 > 9, the oldest goes.
+    assert memo.charge("e", 7) and memo.get("d") is None and memo.get("e") == "E2"
+    assert not memo.charge("e", 20) and memo.get("e") is None  # alone over: not kept
+    assert not memo.charge("gone", 1)
     off = Memo(entries=0)  # a memo of no entries keeps nothing
     off.put("x", 1, "X")
     assert off.get("x") is None and len(off) == 0
