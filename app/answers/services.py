@@ -230,6 +230,7 @@ def match_body(
     explorer results, links to the same host), gets the body made before: kept with its
     ranking, its bytes counted in the catalog's memo."""
     asked = _asked(session, catalog_key, text, limit, filters)
+    # The links in a body name the host it was asked on: ``href`` of any id says which.
     key = (limit, filters, href(_LINK_PROBE), variant)
     if not asked.verdicts:
         body = asked.ranked.body(key, asked.swept)

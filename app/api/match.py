@@ -12,7 +12,7 @@ from app.api.schemas import MatchRequest
 from app.corpus.answers import MatchFilters
 from app.errors import problem
 from app.extensions import db, limiter
-from app.links import record_page_url, record_page_url_template
+from app.links import record_page_url
 from app.params import flag
 
 
@@ -49,8 +49,7 @@ def match() -> Response:
             record_page_url,
             MatchFilters(body.repo, body.version, body.curated),
             lambda answer: json_bytes(serialize.match_response(answer, compact)),
-            # The record links name the host they were built for.
-            variant=(compact, record_page_url_template()),
+            variant=compact,
         )
     except answers.TextTooLarge as exc:
         return problem(413, "Content Too Large", str(exc))

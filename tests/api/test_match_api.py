@@ -38,6 +38,14 @@ def post(client, text, **kw):
     return client.post("/api/v1/match", json={"text": text, **kw})
 
 
+def record_calls(monkeypatch, owner, name, argument):
+    """Each call of ``owner.name`` from now on appends its positional ``argument``."""
+    calls = []
+    real = getattr(owner, name)
+    monkeypatch.setattr(owner, name, lambda *a, **kw: calls.append(a[argument]) or real(*a, **kw))
+    return calls
+
+
 def test_sglang_log_matches_seed_with_why(corpus_app, client):
     body = post(client, SGLANG_LOG).get_json()
     top = body["matches"][0]
@@ -145,11 +153,7 @@ def test_a_repeated_paste_is_answered_from_the_memo_and_never_from_a_stale_catal
     from app.corpus import catalog as catalog_module
     from tests.conftest import import_envelopes, make_envelope
 
-    calls = []
-    real = answers.match_error
-    monkeypatch.setattr(
-        answers, "match_error", lambda *a, **kw: calls.append(a[0]) or real(*a, **kw)
-    )
+    calls = record_calls(monkeypatch, answers, "match_error", 0)
     first = post(client, SGLANG_LOG)
     again = post(client, SGLANG_LOG)
     assert first.get_data() == again.get_data()
@@ -187,11 +191,7 @@ def test_an_answer_given_again_is_sent_as_built_until_its_links_or_verdicts_chan
     from app.corpus import catalog as catalog_module
     from tests.helpers import store_finished_run
 
-    built = []
-    real = serialize.match_response
-    monkeypatch.setattr(
-        serialize, "match_response", lambda *a, **kw: built.append(a[1]) or real(*a, **kw)
-    )
+    built = record_calls(monkeypatch, serialize, "match_response", 1)  # compact or not
     first = post(client, SGLANG_LOG)
     again = post(client, SGLANG_LOG)
     assert first.get_data() == again.get_data() and built == [False]
