@@ -305,6 +305,23 @@ def file_key(path: str) -> str:
     return "/".join(parts[-2:])
 
 
+# Folders that hold a package rather than name it (`python/sglang/...`, `src/pkg/...`).
+_SOURCE_ROOTS = frozenset({"python", "src", "lib"})
+
+
+def _same_package(entry_path: str, frame_parts: list[str]) -> bool:
+    """Whether a frame's path (its components) holds the entry's package folder and the
+    folder below it, in turn (`sglang/srt`), before its file name."""
+    dirs = [p for p in entry_path.split("/") if p][:-1]
+    while dirs and dirs[0] in _SOURCE_ROOTS:
+        dirs = dirs[1:]
+    if len(dirs) < 2:
+        return False
+    head = dirs[:2]
+    frame_dirs = frame_parts[:-1]
+    return any(frame_dirs[i : i + 2] == head for i in range(len(frame_dirs) - 1))
+
+
 @dataclass(slots=True)
 class _Segments:
     """Segment boundaries of one message (per line: starts and ends), read on first need:
@@ -470,6 +487,9 @@ class MatchIndex:
         self._by_head: dict[str, list[int]] = {}
         self._by_inner: dict[str, list[int]] = {}
         self._by_file: dict[str, list[int]] = {}
+        # By file name alone: a frame of a file that moved to another folder at the user's
+        # build (`mem_cache/unified_cache_components/x.py` there, `.../components/x.py` here).
+        self._by_name: dict[str, list[int]] = {}
         self._by_assertion: dict[str, list[int]] = {}
         self._by_self_doc: dict[str, list[int]] = {}
         self._file_keys: list[str] = []
@@ -488,6 +508,7 @@ class MatchIndex:
             self._file_keys.append(path_key)  # interned: one string per file
             if path_key:
                 self._by_file.setdefault(path_key, []).append(idx)
+                self._by_name.setdefault(path_key.rpartition("/")[2], []).append(idx)
             if entry.assertion and len(entry.assertion) >= MIN_ASSERTION_CHARS:
                 key = entry.assertion[:MIN_ASSERTION_CHARS]
                 self._by_assertion.setdefault(key, []).append(idx)
@@ -925,6 +946,23 @@ class MatchIndex:
     def in_file(self, path: str) -> list[PatternEntry]:
         """Entries raised in the file a frame names (joined on the last two components)."""
         return [self._entries[i] for i in self._by_file.get(file_key(path), ())]
+
+    def in_moved_file(self, path: str, function: str) -> list[PatternEntry]:
+        """Entries of ``function`` in a file of the same name as the frame's, elsewhere in the
+        same package (the frame's path holds the entry's package folder and the one below
+        it: `sglang/srt`): the file moved between the user's build and the pinned releases.
+        Only when the frame's own file is unknown (`in_file` is empty)."""
+        parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+        if len(parts) < 3:
+            return []
+        found = []
+        for i in self._by_name.get(parts[-1], ()):
+            entry = self._entries[i]
+            if entry.function is None or entry.function.rsplit(".", 1)[-1] != function:
+                continue
+            if _same_package(entry.file_path or "", parts):
+                found.append(entry)
+        return found
 
     def naive_search(self, message: str) -> list[str]:
         """Reference: RE2-search every pattern in turn (for benchmarks and tests)."""

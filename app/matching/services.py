@@ -716,6 +716,8 @@ def _frame_items(
             # raised elsewhere in the file (their own line is _statement_items').
             known = index.in_file(frame.file)
             function = _function_of(exc.frames, frame)
+            if not known and function:
+                known = index.in_moved_file(frame.file, function)
             own = [e for e in known if _same_function(e.function, function)]
             mine = {id(e) for e in own}
             entries = own + [e for e in known if e.statement is None and id(e) not in mine]

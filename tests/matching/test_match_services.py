@@ -1104,3 +1104,50 @@ def test_a_message_that_starts_as_a_template_elsewhere_is_the_innermost_statemen
     assert ids == ["sampling"]
     raised = match_error(frame.format("raise IndexError(msg)"), index).matches
     assert "helper" in [m.record_id for m in raised]
+
+
+def test_a_frame_in_a_file_moved_to_another_folder_of_the_package_finds_its_function():
+    # The user's build keeps `swa_component.py` in `unified_cache_components/`; the pinned
+    # releases have it in `unified_cache/components/`. Same package, same file name, same
+    # function: the bare assert's record there.
+    entries = [
+        PatternEntry(
+            "swa-assert",
+            r"",
+            "AssertionError",
+            "python/sglang/srt/mem_cache/unified_cache/components/swa_component.py",
+            448,
+            "assert cd.host_value is not None or cd.value is not None",
+            repo="sgl-project/sglang",
+            function="SWAComponent.build_hicache_transfers",
+            statement="assert cd.host_value is not None or cd.value is not None",
+            frame_only=True,
+        ),
+        PatternEntry(
+            "other-function",
+            r"host pool is full",
+            "RuntimeError",
+            "python/sglang/srt/mem_cache/unified_cache/components/swa_component.py",
+            300,
+            "host pool is full",
+            repo="sgl-project/sglang",
+            function="SWAComponent.evict",
+        ),
+    ]
+    index = MatchIndex(entries)
+    frame = (
+        '  File "/v/site-packages/sglang/srt/mem_cache/unified_cache_components/'
+        'swa_component.py", line 448, in build_hicache_transfers\n'
+        "    assert cd.host_value is not None or cd.value is not None\n"
+        "AssertionError\n"
+    )
+    result = match_error("Traceback (most recent call last):\n" + frame, index)
+    assert [m.record_id for m in result.matches][:1] == ["swa-assert"]
+    # Another package's file of that name, or another function, is not the same place.
+    elsewhere = frame.replace("sglang/srt/mem_cache", "myproj/cache")
+    assert not match_error("Traceback (most recent call last):\n" + elsewhere, index).matches
+    renamed = frame.replace("build_hicache_transfers", "load_back")
+    assert all(
+        m.record_id != "swa-assert"
+        for m in match_error("Traceback (most recent call last):\n" + renamed, index).matches
+    )
