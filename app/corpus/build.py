@@ -30,7 +30,7 @@ from app.drafts.sources import iter_python_files
 DRAFTER_VERSION = "7"
 FORMAT_VERSION = "5"
 # Bump when what a statement site is changes (re-drafts the releases that draft them).
-STATEMENT_VERSION = "8"
+STATEMENT_VERSION = "9"
 ANALYZED_AT = "2026-12-02T00:00:00.000Z"
 
 Progress = Callable[[str], None]

@@ -26,7 +26,13 @@ from app.corpus.evidence import FrameIndex
 from app.corpus.history import Location, at_release, version_key
 from app.corpus.models import ExceptionClassDef, RecordLocation, RecordSite
 from app.db import DbSession
-from app.drafts.scan import FORM_ASSERT, FORM_BARE_ASSERT, FORM_LOOKUP, STATEMENT_FORMS
+from app.drafts.scan import (
+    FORM_ASSERT,
+    FORM_BARE_ASSERT,
+    FORM_LOOKUP,
+    FORM_UNWORDED,
+    STATEMENT_FORMS,
+)
 from app.extensions import db
 from app.matching import MatchIndex, PatternEntry
 from app.matching.services import default_text_search
@@ -371,7 +377,9 @@ def _statements(session: DbSession) -> dict[str, tuple[str | None, bool, frozens
                 text = " ".join(lines[line - start].split()) or None
         lookup = form == FORM_LOOKUP
         words = frozenset(_CODE_WORD.findall(source)) if lookup and source else frozenset()
-        out[rid] = (text, lookup, words)
+        # A lookup's `'.+?'` fits any quoted text, an unworded raise's text is its code:
+        # neither is a message to search for.
+        out[rid] = (text, lookup or form == FORM_UNWORDED, words)
     return out
 
 

@@ -65,6 +65,9 @@ FORM_ENUM = "enum value"  # `LoadFormat(value)` of the package's Enum: ValueErro
 FORM_KEYWORDS = "keyword twice"  # `f(level=x, **kw)`: TypeError when kw has `level` too
 # `cls(**kwargs)` with `kwargs["k"] = ...` in the function: TypeError when the callee lacks `k`
 FORM_SPREAD = "keywords from a mapping"
+# `raise NotImplementedError()`, `raise ValueError(describe(x))`: a raise whose message the
+# drafter cannot read (none, or not static), so no draft: found through a frame on it.
+FORM_UNWORDED = "unworded raise"
 STATEMENT_FORMS = (
     FORM_BARE_ASSERT,
     FORM_IMPORT,
@@ -73,6 +76,7 @@ STATEMENT_FORMS = (
     FORM_ENUM,
     FORM_KEYWORDS,
     FORM_SPREAD,
+    FORM_UNWORDED,
 )
 # A message the server reports to the client instead of raising it (an abort, an error
 # response, an `error_msg` it returns): what the client's error body carries.
@@ -519,6 +523,15 @@ class _Scanner:
         if stmt.exc is None:
             self._site(stmt, "", None, FORM_RERAISE, func, conds)
             return
+        self._raise_site(stmt, func, conds)
+        site = self.sites[-1]
+        if self.own is not None and not site.parts and site.error_class[:1].isupper():
+            # No draft: the raise statement itself is the site a frame on it names.
+            message = f"raise {self._segment(stmt.exc)}"[:MAX_CONDITION]
+            self._statement(stmt, site.error_class, (message,), FORM_UNWORDED, func, conds)
+
+    def _raise_site(self, stmt: ast.Raise, func: _Function, conds: list[_Cond]) -> None:
+        assert stmt.exc is not None
         found = _exception_class(stmt.exc)
         if found is None:
             bare = _name(stmt.exc) if isinstance(stmt.exc, ast.Name | ast.Attribute) else ""

@@ -39,6 +39,8 @@ PREFIX_KEY = 12
 MIN_PREFIX_CHARS = 24
 MIN_DIVERGED_CHARS = 18  # a message that goes on differently must share this much first
 MIN_DIVERGED_TAIL = 12  # ... and go on for this much: "models!" for "models." is a near miss
+MIN_CONTAINED_CHARS = 32  # literal text a template needs to be found inside a sentence
+MAX_CONTAINED_HITS = 32
 MIN_SHARED_LITERAL = 8  # a later literal's start the text carries before it diverges
 INNER_KEY_SCAN = 48  # chars after a segment start where a short-headed template's key may sit
 MAX_PREFIX_STARTS = 24
@@ -780,6 +782,35 @@ class MatchIndex:
             hits += self._alike_hits(large, message, per_site_kind, files, words)
         return hits
 
+    def contained_search(
+        self, message: str, budget: VerifyBudget | None = None
+    ) -> list[PatternHit]:
+        """Entries whose pattern occurs anywhere in the message, not only at a segment's
+        bounds (`why <message> / tensor?`), when every match of it holds at least
+        MIN_CONTAINED_CHARS literal characters: for the writer's own words (no class, no
+        frame), where a long template inside a sentence is still that template."""
+        message = message[:MAX_VERIFY_CHARS]
+        folded = message.casefold()
+        hits: list[PatternHit] = []
+        for gid in self._candidate_groups(folded):
+            pattern, unkeyed, group = self._groups[gid]
+            runs = self._required(pattern)
+            if unkeyed or sum(map(len, runs)) < MIN_CONTAINED_CHARS:
+                continue
+            if not all(run in folded for run in runs):
+                continue
+            if budget is not None and budget.spent():
+                break
+            rx = self._regex(group[0])
+            found = None if rx is None else rx.search(message)
+            if found is None:
+                continue
+            start, end = found.span()
+            hits.extend(self._hit(idx, start, end, False) for idx in group)
+            if len(hits) >= MAX_CONTAINED_HITS:
+                break
+        return hits[:MAX_CONTAINED_HITS]
+
     def _hit(self, idx: int, start: int, end: int, whole: bool) -> PatternHit:
         return PatternHit(
             self._entries[idx],
@@ -946,6 +977,10 @@ class MatchIndex:
     def in_file(self, path: str) -> list[PatternEntry]:
         """Entries raised in the file a frame names (joined on the last two components)."""
         return [self._entries[i] for i in self._by_file.get(file_key(path), ())]
+
+    def in_named_file(self, name: str) -> list[PatternEntry]:
+        """Entries raised in a file of this name (`kimik2_detector.py`), in any folder."""
+        return [self._entries[i] for i in self._by_name.get(name, ())]
 
     def in_moved_file(self, path: str, function: str) -> list[PatternEntry]:
         """Entries of ``function`` in a file of the same name as the frame's, elsewhere in the

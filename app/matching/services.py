@@ -27,7 +27,14 @@ from difflib import SequenceMatcher
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
-from app.matching.index import MatchIndex, PatternEntry, PatternHit, VerifyBudget, file_key
+from app.matching.index import (
+    MIN_CONTAINED_CHARS,
+    MatchIndex,
+    PatternEntry,
+    PatternHit,
+    VerifyBudget,
+    file_key,
+)
 from app.matching.naming import file_named, mentions, paste_words
 from app.matching.parse import (
     ROLE_BODY,
@@ -51,6 +58,9 @@ KIND_KEY = "key"  # a KeyError quoting a weight's name, no frame: the loaders' l
 KIND_TEXT = "text"
 # `'Cls' object has no attribute 'x'` with no frame: the methods of Cls that read `self.x`.
 KIND_ATTRIBUTE = "attribute"
+# No message matched, no frame: the paste names a file and an error class (an issue title's
+# "NotImplementedError in kimik2_detector.py"): that class's raise sites in that file.
+KIND_NAMED = "named"
 MAX_SAME_SITE = 20
 # A message many sites raise alike (`No module named 'torch'`: thousands of imports) has
 # its hits ranked on a cheap key first, and only this many are scored.
@@ -73,6 +83,7 @@ _TIER = {
     KIND_PREFIX: 2,
     KIND_FRAME: 1,
     KIND_KEY: 1,
+    KIND_NAMED: 1,
     KIND_TEXT: 0,
 }
 _ATTRIBUTE_PROTOCOL = frozenset({"__getattr__", "__getattribute__"})
@@ -84,6 +95,12 @@ MAX_ATTRIBUTE_LOOKUPS = 2  # distinct attributes looked up per paste
 # A method that reads the attribute of an object it holds under the class's name: below
 # the class's own methods (20), above a class of a close name (0).
 HELD_SPECIFICITY = 10
+MAX_NAMED_FILES = 3  # `utils.py` names dozens of files: no evidence of which
+# A file or an error class a writer names in prose: `kimik2_detector.py`, `srt/x/y.py`;
+# `NotImplementedError`, `torch.OutOfMemoryError`.
+_FILE_WORD = re.compile(r"(?<![\w./-])((?:[A-Za-z_][\w-]*/)*[A-Za-z_]\w*\.py)\b")
+_CLASS_WORD = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Interrupt|Exit))\b")
+_CODE_NAME = re.compile(r"[A-Za-z_]\w*")
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 # attribute -> (record id, its function `Cls.method`, what that method reads of `self`), for
 # the methods that read `self.<attribute>` or `self.<...>.<attribute>`
@@ -353,6 +370,7 @@ def _build(
     similarity: float | None,
     cut: bool = False,
     memo: _Memo | None = None,
+    inside: bool = False,
 ) -> _Item:
     agreement = class_agreement(exc.error_class, entry.error_class)
     if kind == KIND_STATEMENT and exc.error_class:
@@ -384,7 +402,10 @@ def _build(
         # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE).
         score = 0.15 + 0.03 * _CLASS_LEVEL[agreement] + 0.015 * spec
         tier: tuple[int | float, float] = (0.5, specificity)
-    elif kind == KIND_PREFIX or (kind == KIND_PATTERN and specificity < WEAK_PATTERN_CHARS):
+    elif kind == KIND_PREFIX or (
+        kind == KIND_PATTERN and (specificity < WEAK_PATTERN_CHARS or inside)
+    ):
+        # A template found inside a sentence ranks as a shared text of its length.
         score = 0.4 + 0.03 * _CLASS_LEVEL[agreement] + 0.03 * nearness + 0.01 * spec
         # Characters of the template the message carries; a cut-off message before one
         # that goes on differently, before a short pattern matched whole.
@@ -415,6 +436,10 @@ def _build(
         # Names the tensor and the paste share (specificity): below any frame's evidence.
         score = 0.1 + 0.01 * min(specificity, 10)
         tier = (_TIER[kind], specificity)
+    elif kind == KIND_NAMED:
+        # As a frame's file without its line: the function the paste also names first.
+        score = 0.2 + 0.07 * min(specificity, 1) + 0.02 * _CLASS_LEVEL[agreement]
+        tier = (_TIER[kind], min(specificity, 1))
     elif kind == KIND_FRAME:
         # A record of the frame's own function before any class agreement elsewhere.
         score = 0.2 + 0.07 * same_function + 0.02 * _CLASS_LEVEL[agreement] + 0.02 * nearness
@@ -749,6 +774,46 @@ def _frame_items(
     return None, []
 
 
+def _named_file_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> list[_Item]:
+    """A paste with no frame that names a file and an error class (`[Bug] ... with
+    NotImplementedError in kimik2_detector.py`): that class's raise sites in that file (a
+    file of that name in at most MAX_NAMED_FILES folders), those of a function the paste
+    names too first."""
+    items: list[_Item] = []
+    for exc in parsed.exceptions:
+        if exc.frames:
+            continue
+        classes = [exc.error_class] if exc.error_class else _CLASS_WORD.findall(exc.message)
+        paths = _FILE_WORD.findall(exc.message)
+        if not classes or not paths:
+            continue
+        words = set(_CODE_NAME.findall(exc.message))
+        for path in dict.fromkeys(paths):
+            name = path.rpartition("/")[2]
+            entries = index.in_file(path) if "/" in path else index.in_named_file(name)
+            if len({e.file_path for e in entries}) > MAX_NAMED_FILES:
+                continue
+            for cls in dict.fromkeys(classes):
+                named = ParsedException(cls, exc.message, (), exc.role)
+                for entry in entries:
+                    if class_agreement(cls, entry.error_class) != CLASS_EXACT:
+                        continue
+                    function = (entry.function or "").rsplit(".", 1)[-1]
+                    items.append(
+                        _build(
+                            entry,
+                            named,
+                            kind=KIND_NAMED,
+                            span=None,
+                            whole=False,
+                            specificity=int(function in words),
+                            similarity=None,
+                            memo=memo,
+                        )
+                    )
+    return items[:MAX_FRAME_CANDIDATES]
+
+
 def _attribute_protocol(exc: ParsedException, frame: Frame) -> bool:
     """A frame of `__getattr__`/`__getattribute__` under an AttributeError: the attribute
     protocol passing a missing name on (transformers' `PretrainedConfig.__getattribute__`,
@@ -760,9 +825,12 @@ def _attribute_protocol(exc: ParsedException, frame: Frame) -> bool:
     )
 
 
-def _message_evidence(scored: dict[str, _Item]) -> bool:
-    """Whether a result has evidence from the message itself (a shared start or better)."""
-    return any(key[0] <= -_TIER[KIND_PREFIX] for key, _ in scored.values())
+def _message_evidence(scored: dict[str, _Item], chars: int = 0) -> bool:
+    """Whether a result has evidence from the message itself (a shared start or better),
+    of at least ``chars`` literal characters."""
+    return any(
+        key[0] <= -_TIER[KIND_PREFIX] and item.why[11] >= chars for key, item in scored.values()
+    )
 
 
 def _self_documented_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> list[_Item]:
@@ -863,7 +931,9 @@ def _statement_items(
         for entry in index.in_file(frame.file):
             if entry.statement is None or _statement_text(entry.statement) != source:
                 continue
-            if name and name not in _STATEMENT_CLASSES.get(entry.error_class or "", ()):
+            # An unworded raise raises its own class (`raise NotImplementedError()`).
+            own = (entry.error_class or "").rsplit(".", 1)[-1]
+            if name and name not in _STATEMENT_CLASSES.get(own, (own,)):
                 continue
             if frame.function and entry.function:
                 if not _same_function(entry.function, frame.function):
@@ -885,6 +955,49 @@ def _statement_items(
                 )
             )
     return items
+
+
+def _from_hit(
+    hit: PatternHit,
+    exc: ParsedException,
+    kind: str,
+    memo: _Memo,
+    *,
+    whole: bool = False,
+    cut: bool = False,
+    inside: bool = False,
+) -> _Item:
+    """A message search's hit, scored."""
+    return _build(
+        hit.entry,
+        exc,
+        kind=kind,
+        span=(hit.start, hit.end),
+        whole=whole,
+        specificity=hit.specificity,
+        similarity=None,
+        cut=cut,
+        memo=memo,
+        inside=inside,
+    )
+
+
+def _drop_explained_raises(scored: dict[str, _Item], index: MatchIndex) -> None:
+    """An unworded raise (`raise ValueError(message)`) gives way to a record whose message
+    matched at its very line: a helper's message, drafted at that raise from its calls."""
+    unworded: list[tuple[str, PatternEntry]] = []
+    places: set[tuple[str, int | None]] = set()
+    for record_id, (_, item) in scored.items():
+        entry = index.get(record_id)
+        if entry is None:
+            continue
+        if item.why[0] == KIND_STATEMENT and (entry.statement or "").startswith("raise "):
+            unworded.append((record_id, entry))
+        elif item.why[0] in (KIND_PATTERN, KIND_PREFIX):
+            places.add((file_key(entry.file_path or ""), entry.line_number))
+    for record_id, entry in unworded:
+        if (file_key(entry.file_path or ""), entry.line_number) in places:
+            del scored[record_id]
 
 
 def _imports_module(entry: PatternEntry, message: str) -> bool:
@@ -1012,6 +1125,15 @@ def _answer(
             " that failed or took another path, or a release that renamed it): paste the"
             " whole traceback to know."
         )
+    elif kind == KIND_NAMED:
+        known.append(
+            "No record's message matches and the paste has no traceback; it names a file and"
+            f" an error class. Shown: {count} raise site(s) of that class in that file, those"
+            " of a function it also names first."
+        )
+        unknown.append(
+            "Which of them raised it, and with what values: paste the whole traceback to know."
+        )
     elif kind == KIND_TEXT:
         known.append("No pattern matches; these results are by text similarity only.")
     else:
@@ -1123,34 +1245,21 @@ def match_parsed(
         found = index.search(exc.message, budget, PER_SITE_KIND, frame_files, words)
         for hit in _most_likely(found, exc, frame_files, keep, words):
             whole = whole or (hit.whole and hit.specificity >= WEAK_PATTERN_CHARS)
-            item = _build(
-                hit.entry,
-                exc,
-                kind=KIND_PATTERN,
-                span=(hit.start, hit.end),
-                whole=hit.whole,
-                specificity=hit.specificity,
-                similarity=None,
-                memo=memo,
-            )
-            _keep_best(scored, item)
+            _keep_best(scored, _from_hit(hit, exc, KIND_PATTERN, memo, whole=hit.whole))
         if whole:
             continue  # a strong pattern matched the whole message: a shared start adds nothing
         for hit in index.prefix_search(exc.message):
             if not keep(hit) or _raised_by_the_statement(hit, exc, frame_files):
                 continue
-            item = _build(
-                hit.entry,
-                exc,
-                kind=KIND_PREFIX,
-                span=(hit.start, hit.end),
-                whole=False,
-                specificity=hit.specificity,
-                similarity=None,
-                cut=hit.cut,
-                memo=memo,
-            )
-            _keep_best(scored, item)
+            _keep_best(scored, _from_hit(hit, exc, KIND_PREFIX, memo, cut=hit.cut))
+    for exc in parsed.exceptions:
+        # The writer's own words (no class, no frame) with no template at a segment's
+        # bounds: a long one inside a sentence ("why <message> / tensor?"), ranked as a
+        # shared text of its length (below a longer one at a segment's bounds).
+        if exc.error_class or exc.frames or _message_evidence(scored, MIN_CONTAINED_CHARS):
+            continue
+        for hit in index.contained_search(exc.message, budget):
+            _keep_best(scored, _from_hit(hit, exc, KIND_PATTERN, memo, inside=True))
     for exc in parsed.exceptions:
         # `assert <expr>` quoted without the assert's message: the assert of that expression.
         for entry, start, end in (
@@ -1169,6 +1278,7 @@ def match_parsed(
             _keep_best(scored, item)
     for item in _statement_items(parsed, index, memo):
         _keep_best(scored, item)
+    _drop_explained_raises(scored, index)
     if not _message_evidence(scored):
         for item in _self_documented_items(parsed, index, memo):
             _keep_best(scored, item)
@@ -1183,6 +1293,9 @@ def match_parsed(
             _keep_best(scored, item)
     if not scored:
         for item in _key_items(parsed, index, memo):
+            _keep_best(scored, item)
+    if not scored:
+        for item in _named_file_items(parsed, index, memo):
             _keep_best(scored, item)
     fallback = False
     if not scored:

@@ -442,3 +442,32 @@ def test_a_title_naming_a_class_finds_the_methods_that_read_the_attribute_of_one
     assert held and body["matches"][0]["kind"] == "attribute"
     files = {m["at"]["filePath"].rsplit("/", 1)[-1] for m in held}
     assert "tokenizer_manager.py" in files, files
+
+
+def test_an_unworded_raise_answers_a_frame_on_it_and_a_title_naming_its_file(built, client):
+    """`raise NotImplementedError()` has no message to draft: a traceback whose innermost
+    frame is on it, or an issue title naming its class and file (sglang #8050's form),
+    finds it."""
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.10/site-packages/sglang/srt/lora/utils.py", line 106,'
+        " in get_hidden_dim\n"
+        "    raise NotImplementedError()\n"
+        "NotImplementedError\n"
+    )
+    body = _top(client, text)
+    top = body["matches"][0]
+    assert top["why"]["kind"] == "statement" and top["errorClass"] == "NotImplementedError"
+    assert top["at"]["filePath"].endswith("srt/lora/utils.py")
+    assert top["errorMessage"] == "raise NotImplementedError()"
+    title = "[Bug] NotImplementedError in function_call_parser.py (structure_info) with tools"
+    body = _top(client, title)
+    assert body["answer"]["evidence"] == "named"
+    top = body["matches"][0]
+    assert top["why"]["kind"] == "named" and top["errorClass"] == "NotImplementedError"
+    assert top["at"]["filePath"].endswith("srt/function_call_parser.py")
+    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    assert record["site"]["whyFired"]["function"].endswith("structure_info")
+    page = post_match_page(client, title)
+    assert page.status_code == 200
+    assert "it names this record's file and its class" in page.get_data(as_text=True)

@@ -13,6 +13,9 @@ HELDOUT_DIR = Path(__file__).parent / "corpus" / "heldout"
 # A second set, collected after the matcher had been tuned on the first: its figures say
 # how the matcher does on pastes it was not shaped by (bench/README.md).
 FRESH_DIR = Path(__file__).parent / "corpus" / "fresh"
+# A third, collected 2026-12-06 after changes shaped on the second, measured before any
+# change for it.
+THIRD_DIR = Path(__file__).parent / "corpus" / "third"
 KINDS = frozenset({"raise", "assert", "implicit", "dependency", "client"})
 REQUIRED = ("source", "kind", "repo", "file")
 

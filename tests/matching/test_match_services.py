@@ -1,4 +1,5 @@
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -1151,3 +1152,131 @@ def test_a_frame_in_a_file_moved_to_another_folder_of_the_package_finds_its_func
         m.record_id != "swa-assert"
         for m in match_error("Traceback (most recent call last):\n" + renamed, index).matches
     )
+
+
+def _unworded(record_id, path, function, line):
+    return PatternEntry(
+        record_id,
+        r"raise NotImplementedError\(\)",
+        "NotImplementedError",
+        path,
+        line,
+        "raise NotImplementedError()",
+        repo="sgl-project/sglang",
+        function=function,
+        statement="raise NotImplementedError()",
+        frame_only=True,
+    )
+
+
+DETECTOR = "python/sglang/srt/function_call/kimik2_detector.py"
+
+
+def test_an_unworded_raise_is_found_through_its_frame_or_a_title_naming_its_file():
+    index = MatchIndex(
+        [
+            _unworded("ebnf", DETECTOR, "KimiK2Detector.build_ebnf", 200),
+            _unworded("info", DETECTOR, "KimiK2Detector.structure_info", 210),
+            _unworded("other", "python/sglang/srt/lora/utils.py", "get_hidden_dim", 106),
+            seed_entry(),
+        ]
+    )
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/function_call/kimik2_detector.py", line 210, in structure_info\n'
+        "    raise NotImplementedError()\n"
+        "NotImplementedError\n"
+    )
+    result = match_error(text, index)
+    assert (result.matches[0].record_id, result.matches[0].why.kind) == ("info", "statement")
+    # An issue title naming the class and the file: that class's sites in that file.
+    title = "[Bug] Kimi K2 failed function call with NotImplementedError in kimik2_detector.py"
+    named = match_error(title, index)
+    assert {m.record_id for m in named.matches} == {"ebnf", "info"}
+    assert all(m.why.kind == "named" for m in named.matches)
+    assert named.answer["evidence"] == "named"
+    assert any("paste the whole traceback" in u for u in named.answer["unknown"])
+    # The function it names too comes first.
+    first = match_error(title + " (structure_info)", index).matches[0]
+    assert first.record_id == "info"
+    # Another class, or no file, claims nothing.
+    assert not match_error(title.replace("NotImplementedError", "KeyError"), index).matches
+    assert not match_error("NotImplementedError in the Kimi detector", index).matches
+
+
+def test_a_file_name_that_many_folders_share_is_no_evidence():
+    index = MatchIndex(
+        [_unworded(f"u{i}", f"python/sglang/srt/pkg{i}/utils.py", "helper", 10) for i in range(5)]
+    )
+    assert not match_error("NotImplementedError in utils.py", index).matches
+    # With a folder, the file is one again.
+    found = match_error("NotImplementedError in srt/pkg3/utils.py", index).matches
+    assert [m.record_id for m in found] == ["u3"]
+
+
+def test_a_long_template_inside_a_sentence_of_prose_is_found():
+    # sglang #4283's title asks about the assert's message mid-sentence.
+    long = "dp_size must be 1 for update weights from distributed"
+    index = MatchIndex(
+        [
+            PatternEntry(
+                "assert", re.escape(long), "AssertionError", "python/sglang/a.py", 3, long
+            ),
+            PatternEntry("generic", r".+? must be .+?", "ValueError", "other/b.py", 9, "x"),
+            PatternEntry("short", r"must be positive", "ValueError", "other/c.py", 9, "x"),
+        ]
+    )
+    title = f"why {long} / tensor? Is dp_size==1 also required for update_weights_from_disk?"
+    result = match_error(title, index)
+    assert result.matches[0].record_id == "assert"
+    assert result.matches[0].why.kind == "pattern"
+    assert result.matches[0].why.matched_text == long
+    # A short template inside a sentence is no evidence; nor is prose under a class, whose
+    # message keeps the segment rule.
+    short = match_error("why must be positive here?", index)
+    assert all(m.record_id != "short" for m in short.matches)
+    classed = match_error(f"ValueError: why {long} / tensor?", index)
+    assert all(m.record_id != "assert" for m in classed.matches)
+
+
+def test_an_unworded_raise_gives_way_to_the_message_drafted_at_its_line():
+    # `raise ValueError(message)` in a raising helper: its calls' messages are drafted at
+    # that raise, and the one the paste carries is the answer, not the bare statement.
+    path = "python/sglang/srt/utils/common.py"
+    index = MatchIndex(
+        [
+            PatternEntry(
+                "unworded",
+                r"raise ValueError\(message\)",
+                "ValueError",
+                path,
+                4691,
+                "raise ValueError(message)",
+                repo="sgl-project/sglang",
+                function="raise_error_or_warn",
+                statement="raise ValueError(message)",
+                frame_only=True,
+            ),
+            PatternEntry(
+                "leak",
+                r".+? memory leak detected! .+?",
+                "ValueError",
+                path,
+                4691,
+                "{pool_name} memory leak detected! {token_msg}",
+                repo="sgl-project/sglang",
+                function="raise_error_or_warn",
+            ),
+        ]
+    )
+    frame = (
+        "Traceback (most recent call last):\n"
+        '  File "/s/sglang/srt/utils/common.py", line 4691, in raise_error_or_warn\n'
+        "    raise ValueError(message)\n"
+    )
+    leak = match_error(frame + "ValueError: pool memory leak detected! total=9", index)
+    assert [m.record_id for m in leak.matches] == ["leak"]
+    # A message no call drafted: the statement is what is known.
+    other = match_error(frame + "ValueError: something else entirely", index)
+    assert other.matches[0].record_id == "unworded"
+    assert other.matches[0].why.kind == "statement"
