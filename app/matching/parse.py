@@ -292,15 +292,21 @@ def _opens_message(lines: list[Line], i: int) -> bool:
     return bool(nxt) and not nxt.startswith("```") and _FRAME.match(nxt) is None
 
 
+_CARETS = frozenset("^~ ")
+
+
 def _without_frames(lines: list[Line]) -> list[Line]:
-    """The lines that are not a traceback's: its header, `File ...` lines and the source
-    line under each."""
+    """The lines that are not a traceback's: its header, `File ...` lines, the source
+    line under each and the caret lines under that (`^^^^`, `~~~^^^`)."""
     kept: list[Line] = []
     after_frame = False
     for line in lines:
         s = line.text
         if TRACEBACK_HEADER in s or _FRAME.match(s):
             after_frame = _FRAME.match(s) is not None
+            continue
+        stripped = s.strip()
+        if stripped and set(stripped) <= _CARETS:
             continue
         if after_frame and s.strip() and not _is_exception_line(s):
             after_frame = False

@@ -1030,8 +1030,9 @@ def _package(path: str) -> str | None:
     return None
 
 
-def _where_raised(parsed: ParsedError) -> list[str]:
-    """Where the traceback says the error was raised, and sglang's last frame if elsewhere."""
+def _where_raised(parsed: ParsedError, headless: bool = False) -> list[str]:
+    """Where the traceback says the error was raised, and sglang's last frame if elsewhere;
+    ``headless`` (no exception line): only where the frames shown end."""
     exc = next((e for e in parsed.exceptions if e.frames), None)
     if exc is None:
         return []
@@ -1040,7 +1041,10 @@ def _where_raised(parsed: ParsedError) -> list[str]:
     where = f"{inner.file.replace(chr(92), '/').rsplit('/', 1)[-1]}:{inner.line}"
     if inner.function:
         where += f" in {inner.function}"
-    out = [f"Raised in {package or 'code outside any installed package'} ({where})."]
+    owner = package or "code outside any installed package"
+    if headless:
+        return [f"The last frame shown is in {owner} ({where}); the error may come from deeper."]
+    out = [f"Raised in {owner} ({where})."]
     if package != "sglang":
         last = next((f for f in reversed(exc.frames) if _package(f.file) == "sglang"), None)
         if last is not None:
@@ -1060,14 +1064,24 @@ def _answer(
     known: list[str] = []
     unknown: list[str] = []
     structured = [e for e in parsed.exceptions if e.error_class or e.frames or e.role == ROLE_BODY]
-    if structured:
+    headless = bool(structured) and all(
+        not e.error_class and not e.message.strip() for e in structured
+    )
+    if headless:
+        # Frames only: the paste stops before the exception line (a cut excerpt).
+        known.append(f"Read a traceback of {len(structured[0].frames)} frame(s).")
+        unknown.append(
+            "The traceback ends before its exception line: the error's class and message are"
+            " not in the paste."
+        )
+    elif structured:
         known.append(f"Read {len(structured)} error(s); first: {_headline(structured[0])}")
     elif parsed.exceptions:
         known.append("Found no traceback or `Class: message` line; matched the text as a whole.")
     else:
         unknown.append("The paste is empty after cleaning.")
     frames = sum(len(e.frames) for e in parsed.exceptions)
-    known.extend(_where_raised(parsed))
+    known.extend(_where_raised(parsed, headless))
     if kind == KIND_PATTERN:
         known.append(f"The message matches the pattern of {count} raise site(s).")
     elif kind == KIND_PREFIX and cut:
@@ -1098,10 +1112,11 @@ def _answer(
             f"Shown: {count} raise site(s) in that file, its function's first, then the"
             " nearest lines."
         )
-        unknown.append(
-            "The error itself has no record: it comes from a plain statement or from code "
-            "the catalog does not cover."
-        )
+        if not headless:
+            unknown.append(
+                "The error itself has no record: it comes from a plain statement or from code"
+                " the catalog does not cover."
+            )
     elif kind == KIND_KEY:
         known.append(
             "The KeyError quotes a checkpoint tensor's name: a model's `load_weights` looked"

@@ -1280,3 +1280,41 @@ def test_an_unworded_raise_gives_way_to_the_message_drafted_at_its_line():
     other = match_error(frame + "ValueError: something else entirely", index)
     assert other.matches[0].record_id == "unworded"
     assert other.matches[0].why.kind == "statement"
+
+
+def test_a_traceback_cut_before_its_exception_line_says_so():
+    # A stored excerpt that stops at the frames (kvcache-ai/Mooncake #1400): the caret lines
+    # are no message, and where the frames end is not where the error was raised.
+    text = (
+        "[2026-01-16 22:03:02 TP2] Scheduler hit an exception: Traceback (most recent call"
+        " last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/disaggregation/utils.py", line 49,'
+        " in poll_and_all_reduce\n"
+        "    polls = [int(poller.poll()) for poller in pollers]\n"
+        "                 ^^^^^^^^^^^^^\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/disaggregation/mooncake/conn.py",'
+        " line 1120, in poll\n"
+        "    status = self.kv_mgr.check_status(self.bootstrap_room)\n"
+        "             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    )
+    index = MatchIndex(
+        [
+            PatternEntry(
+                "in-conn",
+                r"Unexpected status .+",
+                "RuntimeError",
+                "python/sglang/srt/disaggregation/mooncake/conn.py",
+                1100,
+                "Unexpected status {x}",
+                function="MooncakeKVReceiver.poll",
+            )
+        ]
+    )
+    result = match_error(text, index)
+    (exc,) = result.parsed.exceptions
+    assert (exc.error_class, exc.message, len(exc.frames)) == (None, "", 2)
+    assert result.matches[0].why.kind == "frame"
+    assert result.answer["known"][0] == "Read a traceback of 2 frame(s)."
+    assert any("ends before its exception line" in u for u in result.answer["unknown"])
+    assert not any(k.startswith("Raised in") for k in result.answer["known"])
+    assert any(k.startswith("The last frame shown is in sglang") for k in result.answer["known"])
