@@ -1058,9 +1058,15 @@ def _where_raised(parsed: ParsedError, headless: bool = False) -> list[str]:
 
 
 def _answer(
-    parsed: ParsedError, kind: str | None, count: int, frame: Frame | None, cut: bool = True
+    parsed: ParsedError,
+    kind: str | None,
+    count: int,
+    frame: Frame | None,
+    cut: bool = True,
+    unworded: bool = False,
 ) -> dict[str, Any]:
-    """What is known and what is not, in sentences, for every paste."""
+    """What is known and what is not, in sentences, for every paste; ``unworded``: the
+    first match is a raise whose message the code builds at run time."""
     known: list[str] = []
     unknown: list[str] = []
     structured = [e for e in parsed.exceptions if e.error_class or e.frames or e.role == ROLE_BODY]
@@ -1099,6 +1105,11 @@ def _answer(
             f" expression ({count} site(s))."
         )
         unknown.append("The assert's own message, and the values that failed it, are not in it.")
+    elif kind == KIND_STATEMENT and unworded:
+        known.append(
+            "The innermost frame is on a `raise` whose message is built at run time (the code"
+            f" does not spell it out): that statement is its raise site ({count} site(s))."
+        )
     elif kind == KIND_STATEMENT:
         known.append(
             "The innermost frame is on a statement that raises this error itself (an import,"
@@ -1336,7 +1347,10 @@ def match_parsed(
     matches = _rank(scored, index, limit, words)
     kind = matches[0].why.kind if matches else None
     cut = bool(matches) and matches[0].why.cut
-    answer = _answer(parsed, kind, sum(1 for m in matches if m.why.kind == kind), frame, cut)
+    top = index.get(matches[0].record_id) if matches else None
+    unworded = top is not None and (top.statement or "").startswith("raise ")
+    count = sum(1 for m in matches if m.why.kind == kind)
+    answer = _answer(parsed, kind, count, frame, cut, unworded)
     return MatchResult(matches, fallback, parsed, answer, budget.exceeded)
 
 

@@ -460,6 +460,9 @@ def test_an_unworded_raise_answers_a_frame_on_it_and_a_title_naming_its_file(bui
     assert top["why"]["kind"] == "statement" and top["errorClass"] == "NotImplementedError"
     assert top["at"]["filePath"].endswith("srt/lora/utils.py")
     assert top["errorMessage"] == "raise NotImplementedError()"
+    assert any("built at run time" in k for k in body["answer"]["known"])
+    page = post_match_page(client, text).get_data(as_text=True)
+    assert "whose message is built at run time" in page
     title = "[Bug] NotImplementedError in function_call_parser.py (structure_info) with tools"
     body = _top(client, title)
     assert body["answer"]["evidence"] == "named"

@@ -1189,6 +1189,7 @@ def test_an_unworded_raise_is_found_through_its_frame_or_a_title_naming_its_file
     )
     result = match_error(text, index)
     assert (result.matches[0].record_id, result.matches[0].why.kind) == ("info", "statement")
+    assert any("message is built at run time" in k for k in result.answer["known"])
     # An issue title naming the class and the file: that class's sites in that file.
     title = "[Bug] Kimi K2 failed function call with NotImplementedError in kimik2_detector.py"
     named = match_error(title, index)
