@@ -802,7 +802,11 @@ class MatchIndex:
             if budget is not None and budget.spent():
                 break
             rx = self._regex(group[0])
-            found = None if rx is None else rx.search(message)
+            if rx is None:
+                continue
+            # As in `search`: a costly program sees a shorter head of the message.
+            size = MAX_VERIFY_COST // max(self._program[pattern], 1)
+            found = rx.search(message[:size])
             if found is None:
                 continue
             start, end = found.span()
