@@ -96,6 +96,8 @@ MAX_ATTRIBUTE_LOOKUPS = 2  # distinct attributes looked up per paste
 # the class's own methods (20), above a class of a close name (0).
 HELD_SPECIFICITY = 10
 MAX_NAMED_FILES = 3  # `utils.py` names dozens of files: no evidence of which
+MAX_NAMED = 4  # file names, and error classes, a paste's words are read for
+MAX_NAMED_CHARS = 4_096
 # A file or an error class a writer names in prose: `kimik2_detector.py`, `srt/x/y.py`;
 # `NotImplementedError`, `torch.OutOfMemoryError`.
 _FILE_WORD = re.compile(r"(?<![\w./-])((?:[A-Za-z_][\w-]*/)*[A-Za-z_]\w*\.py)\b")
@@ -783,17 +785,19 @@ def _named_file_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> li
     for exc in parsed.exceptions:
         if exc.frames:
             continue
-        classes = [exc.error_class] if exc.error_class else _CLASS_WORD.findall(exc.message)
-        paths = _FILE_WORD.findall(exc.message)
+        message = exc.message[:MAX_NAMED_CHARS]  # a title or a few lines name them
+        found = [exc.error_class] if exc.error_class else _CLASS_WORD.findall(message)
+        classes = list(dict.fromkeys(found))[:MAX_NAMED]
+        paths = list(dict.fromkeys(_FILE_WORD.findall(message)))[:MAX_NAMED]
         if not classes or not paths:
             continue
-        words = set(_CODE_NAME.findall(exc.message))
-        for path in dict.fromkeys(paths):
+        words = set(_CODE_NAME.findall(message))
+        for path in paths:
             name = path.rpartition("/")[2]
             entries = index.in_file(path) if "/" in path else index.in_named_file(name)
             if len({e.file_path for e in entries}) > MAX_NAMED_FILES:
                 continue
-            for cls in dict.fromkeys(classes):
+            for cls in classes:
                 named = ParsedException(cls, exc.message, (), exc.role)
                 for entry in entries:
                     if class_agreement(cls, entry.error_class) != CLASS_EXACT:
@@ -811,6 +815,7 @@ def _named_file_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> li
                             memo=memo,
                         )
                     )
+    items.sort(key=lambda item: item[0])  # best first: a named function's sites
     return items[:MAX_FRAME_CANDIDATES]
 
 

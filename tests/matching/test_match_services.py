@@ -1319,3 +1319,15 @@ def test_a_traceback_cut_before_its_exception_line_says_so():
     assert any("ends before its exception line" in u for u in result.answer["unknown"])
     assert not any(k.startswith("Raised in") for k in result.answer["known"])
     assert any(k.startswith("The last frame shown is in sglang") for k in result.answer["known"])
+
+
+def test_a_paste_naming_many_files_and_classes_reads_only_the_first_few():
+    index = MatchIndex(
+        [_unworded(f"u{i}", f"python/sglang/srt/m{i}/f{i}.py", f"fn{i}", 10) for i in range(10)]
+    )
+    names = " ".join(f"f{i}.py" for i in range(10))
+    found = match_error(f"NotImplementedError in {names}", index).matches
+    assert {m.record_id for m in found} == {"u0", "u1", "u2", "u3"}
+    # A hostile paste (thousands of names) answers at once, from its first few.
+    hostile = " ".join(f"E{i}Error in x{i}.py" for i in range(20_000))
+    assert not match_error(hostile, index).matches
