@@ -301,20 +301,25 @@ _ASSERT_TRAIL = " `'\",;:"
 _IMPORT_HEADS = ("cannot import name ", "No module named ")
 
 
+@lru_cache(maxsize=1 << 16)
+def path_parts(path: str) -> tuple[str, ...]:
+    """A path's components (either separator, no empty or `.` ones)."""
+    return tuple(p for p in path.replace("\\", "/").split("/") if p and p != ".")
+
+
 def file_key(path: str) -> str:
     """The last two components of a path: the key frames and records are joined on."""
-    parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
-    return "/".join(parts[-2:])
+    return "/".join(path_parts(path)[-2:])
 
 
 # Folders that hold a package rather than name it (`python/sglang/...`, `src/pkg/...`).
 _SOURCE_ROOTS = frozenset({"python", "src", "lib"})
 
 
-def _same_package(entry_path: str, frame_parts: list[str]) -> bool:
+def _same_package(entry_path: str, frame_parts: tuple[str, ...]) -> bool:
     """Whether a frame's path (its components) holds the entry's package folder and the
     folder below it, in turn (`sglang/srt`), before its file name."""
-    dirs = [p for p in entry_path.split("/") if p][:-1]
+    dirs = path_parts(entry_path)[:-1]
     while dirs and dirs[0] in _SOURCE_ROOTS:
         dirs = dirs[1:]
     if len(dirs) < 2:
@@ -991,7 +996,7 @@ class MatchIndex:
         same package (the frame's path holds the entry's package folder and the one below
         it: `sglang/srt`): the file moved between the user's build and the pinned releases.
         Only when the frame's own file is unknown (`in_file` is empty)."""
-        parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+        parts = path_parts(path)
         if len(parts) < 3:
             return []
         found = []

@@ -308,7 +308,7 @@ def _without_frames(lines: list[Line]) -> list[Line]:
         stripped = s.strip()
         if stripped and set(stripped) <= _CARETS:
             continue
-        if after_frame and s.strip() and not _is_exception_line(s):
+        if after_frame and stripped and not _is_exception_line(s):
             after_frame = False
             continue
         after_frame = False

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache, partial
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from app.matching.index import (
     MIN_CONTAINED_CHARS,
@@ -34,6 +34,7 @@ from app.matching.index import (
     PatternHit,
     VerifyBudget,
     file_key,
+    path_parts,
 )
 from app.matching.naming import file_named, mentions, paste_words
 from app.matching.parse import (
@@ -252,6 +253,7 @@ _WhyFields = tuple[
     float | None,
     bool,
 ]
+_WHY_SPECIFICITY: Final = 11  # the literal characters of the template the hit shares
 
 
 class _Scored(NamedTuple):
@@ -297,14 +299,9 @@ def class_agreement(parsed: str | None, record: str | None) -> str:
     return CLASS_DIFFERENT
 
 
-@lru_cache(maxsize=1 << 16)
-def _parts(path: str) -> tuple[str, ...]:
-    return tuple(p for p in path.replace("\\", "/").split("/") if p and p != ".")
-
-
 def path_suffix_hit(frame_file: str, record_path: str) -> int:
     """Trailing path components shared (0 unless the file name and, if any, its dir agree)."""
-    a, b = _parts(frame_file), _parts(record_path)
+    a, b = path_parts(frame_file), path_parts(record_path)
     n = 0
     while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
         n += 1
@@ -325,7 +322,7 @@ def _file_frames(
     key = (id(frames), file_path)
     if memo is not None and key in memo:
         return memo[key]
-    name = _parts(file_path)[-1:]
+    name = path_parts(file_path)[-1:]
     found = []
     for pos, frame in enumerate(frames):
         if not name or not frame.file.endswith(name[0]):
@@ -358,7 +355,7 @@ def _nearest(
 def _whole_path(shared: int, record_path: str) -> bool:
     """Whether a frame carries the record's whole path but its source root (`python/`,
     `src/`): `sglang/srt/x/y.py`, not only the `x/y.py` another package's copy shares."""
-    return shared >= len(_parts(record_path)) - 1
+    return shared >= len(path_parts(record_path)) - 1
 
 
 def _build(
@@ -834,7 +831,8 @@ def _message_evidence(scored: dict[str, _Item], chars: int = 0) -> bool:
     """Whether a result has evidence from the message itself (a shared start or better),
     of at least ``chars`` literal characters."""
     return any(
-        key[0] <= -_TIER[KIND_PREFIX] and item.why[11] >= chars for key, item in scored.values()
+        key[0] <= -_TIER[KIND_PREFIX] and item.why[_WHY_SPECIFICITY] >= chars
+        for key, item in scored.values()
     )
 
 
@@ -987,22 +985,32 @@ def _from_hit(
     )
 
 
-def _drop_explained_raises(scored: dict[str, _Item], index: MatchIndex) -> None:
-    """An unworded raise (`raise ValueError(message)`) gives way to a record whose message
-    matched at its very line: a helper's message, drafted at that raise from its calls."""
-    unworded: list[tuple[str, PatternEntry]] = []
-    places: set[tuple[str, int | None]] = set()
-    for record_id, (_, item) in scored.items():
-        entry = index.get(record_id)
-        if entry is None:
-            continue
-        if item.why[0] == KIND_STATEMENT and (entry.statement or "").startswith("raise "):
-            unworded.append((record_id, entry))
-        elif item.why[0] in (KIND_PATTERN, KIND_PREFIX):
-            places.add((file_key(entry.file_path or ""), entry.line_number))
+def _is_unworded(entry: PatternEntry | None) -> bool:
+    """An unworded raise's statement site (its statement is the `raise` itself)."""
+    return entry is not None and (entry.statement or "").startswith("raise ")
+
+
+def _drop_explained_raises(
+    scored: dict[str, _Item], index: MatchIndex, statements: list[_Item]
+) -> None:
+    """An unworded raise among the ``statements`` matched (`raise ValueError(message)`)
+    gives way to a record whose message matched at its very line: a helper's message,
+    drafted at that raise from its calls."""
+    unworded = [
+        (item.record_id, entry)
+        for _, item in statements
+        if _is_unworded(entry := index.get(item.record_id))
+    ]
+    if not unworded:
+        return
+    places = {
+        (file_key(entry.file_path or ""), entry.line_number)
+        for record_id, (_, item) in scored.items()
+        if item.why[0] in (KIND_PATTERN, KIND_PREFIX) and (entry := index.get(record_id))
+    }
     for record_id, entry in unworded:
-        if (file_key(entry.file_path or ""), entry.line_number) in places:
-            del scored[record_id]
+        if entry is not None and (file_key(entry.file_path or ""), entry.line_number) in places:
+            scored.pop(record_id, None)
 
 
 def _imports_module(entry: PatternEntry, message: str) -> bool:
@@ -1307,9 +1315,10 @@ def match_parsed(
                 memo=memo,
             )
             _keep_best(scored, item)
-    for item in _statement_items(parsed, index, memo):
+    statements = _statement_items(parsed, index, memo)
+    for item in statements:
         _keep_best(scored, item)
-    _drop_explained_raises(scored, index)
+    _drop_explained_raises(scored, index, statements)
     if not _message_evidence(scored):
         for item in _self_documented_items(parsed, index, memo):
             _keep_best(scored, item)
@@ -1352,8 +1361,7 @@ def match_parsed(
     matches = _rank(scored, index, limit, words)
     kind = matches[0].why.kind if matches else None
     cut = bool(matches) and matches[0].why.cut
-    top = index.get(matches[0].record_id) if matches else None
-    unworded = top is not None and (top.statement or "").startswith("raise ")
+    unworded = bool(matches) and _is_unworded(index.get(matches[0].record_id))
     count = sum(1 for m in matches if m.why.kind == kind)
     answer = _answer(parsed, kind, count, frame, cut, unworded)
     return MatchResult(matches, fallback, parsed, answer, budget.exceeded)
