@@ -221,3 +221,28 @@ def test_an_answer_given_again_is_sent_as_built_until_its_links_or_verdicts_chan
     assert shown["hopper"]["trigger"] == "REPRODUCED" and len(built) == 4
     post(client, SGLANG_LOG)
     assert len(built) == 5  # with a verdict in it, never given again: verdicts change
+
+
+def test_prose_that_holds_a_long_message_mid_sentence_finds_it(corpus_app, client):
+    text = "why would trtllm_mla backend can only be used with MLA models. come up for Qwen?"
+    body = post(client, text, limit=3).get_json()
+    top = body["matches"][0]
+    assert (top["id"], top["kind"]) == (SEED, "pattern")
+    assert top["why"]["matchedText"].startswith("trtllm_mla backend can only be used")
+    # Under a class the message keeps the segment rule: mid-sentence is no match.
+    classed = post(client, "ValueError: why would " + text[10:], limit=3).get_json()
+    assert all(m["id"] != SEED or m["kind"] != "pattern" for m in classed["matches"])
+
+
+def test_a_traceback_cut_before_its_exception_line_says_so_through_the_api(corpus_app, client):
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/managers/scheduler.py", line 2650, in run_scheduler_process\n'
+        "    scheduler = Scheduler(server_args)\n"
+        "                ^^^^^^^^^^^^^^^^^^^^^^\n"
+    )
+    resp = post(client, text, limit=3)
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert body["parsed"]["exceptions"][0]["message"] == ""
+    assert any("ends before its exception line" in u for u in body["answer"]["unknown"])
