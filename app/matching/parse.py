@@ -47,6 +47,11 @@ _LOGGED_IMPORT = re.compile(
     r":\s+((No module named|cannot import name) ['\"\u2018][\w.]{1,300}['\"\u2019][^\n]{0,500})"
 )
 _IMPORT_CLASS = {"No module named": "ModuleNotFoundError", "cannot import name": "ImportError"}
+# Where a C++ library raised (PyTorch's c10::Error): "Exception raised from checkTimeout at
+# ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:618 (most recent call first):"
+_CPP_RAISED = re.compile(
+    r"Exception raised from ([^\s()]{1,300})(?:\([^\n]{0,300}\))? at ([^\s:]{1,1000}):(\d{1,9})"
+)
 # The message of an error body, JSON or a Python repr: "message": "...", 'message': '...'
 # The closing quote may be missing: a body cut off at the end of a line or of the paste.
 _BODY_VALUE = (
@@ -368,6 +373,18 @@ def body_messages(text: str) -> list[str]:
     return found
 
 
+def _cpp_origin(lines: list[Line]) -> Frame | None:
+    """The first C++ raise site a c10 error prints (`Exception raised from F at FILE:LINE`),
+    as a frame: its file as printed (`../`, the build's root), line and function."""
+    for line in lines:
+        if "Exception raised from " not in line.text:
+            continue
+        m = _CPP_RAISED.search(line.text)
+        if m is not None:
+            return Frame(m.group(2), int(m.group(3)), m.group(1).rsplit("::", 1)[-1], None)
+    return None
+
+
 def _unbox(line: Line) -> Line:
     """Drop the `|` / `+---` box drawing that exception groups print around tracebacks."""
     s = line.text.lstrip(" \t")
@@ -411,6 +428,16 @@ def parse_error(raw: str | bytes) -> ParsedError:
             exceptions = [ParsedException(cls, "", frames, ROLE_LAST)]
     if not exceptions:
         exceptions = _plain(lines)
+    origin = _cpp_origin(lines)
+    if origin is not None:
+        # The C++ function that raised is the innermost frame of every exception whose own
+        # frames stop in Python (the Python frames end at the call into the library).
+        exceptions = [
+            e
+            if e.frames and e.frames[-1] == origin
+            else ParsedException(e.error_class, e.message, (*e.frames, origin), e.role)
+            for e in exceptions
+        ]
     # What a client got back wraps the server's message in a body: match that message too.
     known = {e.message for e in exceptions}
     for exc in list(exceptions):

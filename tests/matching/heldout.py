@@ -16,6 +16,9 @@ FRESH_DIR = Path(__file__).parent / "corpus" / "fresh"
 # A third, collected 2026-12-06 after changes shaped on the second, measured before any
 # change for it.
 THIRD_DIR = Path(__file__).parent / "corpus" / "third"
+# A fourth, of errors PyTorch raises in C++ (CUDA out of memory, CUDA runtime errors, the
+# NCCL watchdog, cuBLAS), collected 2026-12-06 before the records for them were written.
+CPP_DIR = Path(__file__).parent / "corpus" / "cpp"
 KINDS = frozenset({"raise", "assert", "implicit", "dependency", "client"})
 REQUIRED = ("source", "kind", "repo", "file")
 

@@ -19,12 +19,19 @@ from app.api.schemas import MatchResponse
 from app.matching import parse_error
 from app.matching.parse import ROLE_BODY
 from tests.helpers import post_match_page
-from tests.matching.heldout import FRESH_DIR, KINDS, THIRD_DIR, load_cases, parse_case
+from tests.matching.heldout import (
+    CPP_DIR,
+    FRESH_DIR,
+    KINDS,
+    THIRD_DIR,
+    load_cases,
+    parse_case,
+)
 
 pytestmark = pytest.mark.unit
 
 HELDOUT = load_cases()
-CASES = HELDOUT + load_cases(FRESH_DIR) + load_cases(THIRD_DIR)
+CASES = HELDOUT + load_cases(FRESH_DIR) + load_cases(THIRD_DIR) + load_cases(CPP_DIR)
 GUARD_DIR = Path(__file__).parent / "corpus" / "guard"
 GUARDS = sorted(GUARD_DIR.glob("*.txt"))
 

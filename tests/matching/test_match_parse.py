@@ -423,3 +423,33 @@ def test_rays_worker_prefixes_and_repeat_counts_are_not_part_of_the_message():
     # The words mid-line are the message's own.
     text = "ValueError: got [repeated 6x across cluster] twice, then more"
     assert parse_error(text).exceptions[0].message.endswith("twice, then more")
+
+
+def test_a_cpp_raise_site_is_the_innermost_frame():
+    # PyTorch's c10::Error prints where its C++ raised, after the message (sglang#8296).
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/srt/managers/schedule_batch.py", line 1602, in get\n'
+        "    seq_lens_cpu = self.seq_lens.cpu()\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+        "\n"
+        "Exception raised from c10_cuda_check_implementation at "
+        "/pytorch/c10/cuda/CUDAException.cpp:43 (most recent call first):\n"
+        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f in libc10.so)\n"
+    )
+    exc = parse_error(text).exceptions[0]
+    assert [f.file for f in exc.frames] == [
+        "/sgl/python/sglang/srt/managers/schedule_batch.py",
+        "/pytorch/c10/cuda/CUDAException.cpp",
+    ]
+    assert (exc.frames[-1].line, exc.frames[-1].function) == (43, "c10_cuda_check_implementation")
+    # With no message and no Python frame, the C++ site alone is the paste's frame.
+    (only,) = parse_error(
+        "Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/"
+        "ProcessGroupNCCL.cpp:618 (most recent call first):"
+    ).exceptions
+    assert only.frames[-1].function == "checkTimeout"
+    # A qualified C++ name keeps its last part; prose that says it without a site is none.
+    qualified = parse_error("Exception raised from a::B::f at x.cpp:7").exceptions[0]
+    assert qualified.frames[-1].function == "f"
+    assert not parse_error("Exception raised from nowhere in particular").exceptions[0].frames
