@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.corpus.fetch import cache_dir  # noqa: E402
+from app.drafts.cxx import NATIVE_FORMS  # noqa: E402
 from app.drafts.scan import DRAFTED_WITH_STATEMENTS as STATEMENT_FORMS  # noqa: E402
 from app.drafts.scan import FORMS  # noqa: E402
 
@@ -39,7 +40,7 @@ def main(argv: list[str]) -> int:
             return 1
         meta_path = built[-1]
     meta = json.loads(meta_path.read_text())
-    shown = list(FORMS)
+    shown = [*FORMS, *NATIVE_FORMS]
     print("| package release | " + " | ".join(shown) + " | all | drafted |")
     print("| --- |" + " ---: |" * (len(shown) + 2))
     for rel in meta["releases"]:

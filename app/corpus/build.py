@@ -21,6 +21,7 @@ from app.corpus.draft import ReleaseDraft, draft_release, to_parts
 from app.corpus.fetch import ensure_wheel
 from app.corpus.merge import Chain, identity, merge_releases
 from app.corpus.pins import Pins, Release
+from app.drafts.cxx import NATIVE_SUFFIXES
 from app.drafts.extract import RaiseSite
 from app.drafts.records import build_record
 from app.drafts.sources import iter_python_files
@@ -31,6 +32,9 @@ DRAFTER_VERSION = "7"
 FORMAT_VERSION = "5"
 # Bump when what a statement site is changes (re-drafts the releases that draft them).
 STATEMENT_VERSION = "9"
+# Bump NATIVE_VERSION when the C++ drafter (app/drafts/cxx.py) changes: re-drafts only the
+# releases with `native` sources.
+NATIVE_VERSION = "1"
 ANALYZED_AT = "2026-12-02T00:00:00.000Z"
 
 Progress = Callable[[str], None]
@@ -47,7 +51,8 @@ class Built:
 
 def corpus_digest(pins: Pins) -> str:
     return hashlib.sha256(
-        f"{pins.digest}\n{DRAFTER_VERSION}\n{FORMAT_VERSION}\n{STATEMENT_VERSION}".encode()
+        f"{pins.digest}\n{DRAFTER_VERSION}\n{FORMAT_VERSION}\n{STATEMENT_VERSION}\n"
+        f"{NATIVE_VERSION}".encode()
     ).hexdigest()
 
 
@@ -57,12 +62,19 @@ def _release_draft(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
         scope = "-" + hashlib.sha256("\n".join(release.exclude).encode()).hexdigest()[:8]
     if release.statements:
         scope += f"-s{STATEMENT_VERSION}"
+    if release.native:
+        scope += f"-n{NATIVE_VERSION}"
     path = cache / "drafts" / f"{release.sha256[:20]}-v{DRAFTER_VERSION}{scope}.json.gz"
     if path.exists():
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             return ReleaseDraft.from_dict(json.load(fh))
     draft = draft_release(
-        wheel, release.path_prefix, release.include, release.exclude, release.statements
+        wheel,
+        release.path_prefix,
+        release.include,
+        release.exclude,
+        release.statements,
+        release.native,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -86,6 +98,11 @@ def _source_lines(release: Release, wheel: Path, paths: set[str]) -> dict[str, l
     for path, data in iter_python_files(wheel):
         if path in wanted:
             out[release.path_prefix + path] = data.decode("utf-8", "replace").splitlines()
+    if release.native and len(out) < len(paths):
+        for path, data in iter_python_files(wheel, NATIVE_SUFFIXES):
+            repo_path = release.native_path(path)
+            if repo_path in paths:
+                out[repo_path] = data.decode("utf-8", "replace").splitlines()
     return out
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from app.drafts import defined, helpers
 from app.drafts.classes import ClassMessage, by_name, class_messages, may_define
+from app.drafts.cxx import NATIVE_FORMS, NATIVE_SUFFIXES, NativeSite, native_sites
 from app.drafts.extract import Placeholder, RaiseSite
 from app.drafts.records import message_pattern, render_message
 from app.drafts.scan import DRAFTED_WITH_STATEMENTS, FORMS, scan, scan_all
@@ -119,10 +120,12 @@ def draft_release(
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
     statements: bool = False,
+    native: tuple[tuple[str, str], ...] = (),
 ) -> ReleaseDraft:
     """Scan a wheel or package directory: paths under `include` (if given), not under
     `exclude`, not tests, and no file over `MAX_FILE_BYTES` (generated kernels). With
-    `statements`, also the statement sites (imports, bare asserts, lookups: scan.py)."""
+    `statements`, also the statement sites (imports, bare asserts, lookups: scan.py); with
+    `native` ((wheel folder, repository folder) pairs), the C++ sources there (cxx.py)."""
     out = ReleaseDraft()
     forms: Counter[str] = Counter()
     drafted: Counter[str] = Counter()
@@ -178,7 +181,45 @@ def draft_release(
                 continue
             drafted[site.form] += 1
             out.sites.append(_site_dict(site, site.path or prefix + path, fields))
-    out.forms = {f: forms[f] for f in FORMS if forms[f]}
-    out.drafted = {f: drafted[f] for f in FORMS if drafted[f]}
+    for path, data in _native_files(source, native):
+        for found_site in native_sites(data.decode("utf-8", errors="replace")):
+            forms[found_site.form] += 1
+            drafted[found_site.form] += 1
+            out.sites.append(_native_dict(found_site, path))
+    out.forms = {f: forms[f] for f in (*FORMS, *NATIVE_FORMS) if forms[f]}
+    out.drafted = {f: drafted[f] for f in (*FORMS, *NATIVE_FORMS) if drafted[f]}
     out.statements = {f: counted[f] for f in DRAFTED_WITH_STATEMENTS if counted[f]}
     return out
+
+
+def _native_files(source: Path, native: tuple[tuple[str, str], ...]) -> list[tuple[str, bytes]]:
+    """(repository path, bytes) of the C++ sources under the `native` wheel folders."""
+    if not native:
+        return []
+    out = []
+    for path, data in iter_python_files(source, NATIVE_SUFFIXES):
+        for wheel_dir, repo_dir in native:
+            if path.startswith(wheel_dir) and len(data) <= MAX_FILE_BYTES:
+                out.append((repo_dir + path.removeprefix(wheel_dir), data))
+                break
+    return out
+
+
+def _native_dict(site: NativeSite, path: str) -> dict[str, Any]:
+    return {
+        "path": path,
+        "line": site.line,
+        "end": site.end_line,
+        "cls": site.error_class,
+        "parts": [p if isinstance(p, str) else {"p": p.name} for p in site.parts],
+        "message": render_message(site.parts),
+        "pattern": site.pattern,
+        "form": site.form,
+        "function": site.function,
+        "condition": site.condition,
+        "docstring": None,
+        "flags": [],
+        "chained": False,
+        "statement": None,
+        "selfReads": [],
+    }

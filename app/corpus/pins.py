@@ -33,6 +33,16 @@ class Release:
     # Names the release in the corpus when the repo holds another package's releases too
     # (sgl-kernel's 0.4.10 is not sglang's 0.4.10): `releasePrefix` in the pins.
     release_prefix: str = ""
+    # C++/CUDA sources the wheel ships, as (folder in the wheel, folder in the repository):
+    # their checks and throws are drafted too (flashinfer's JIT sources). `native` in the pins.
+    native: tuple[tuple[str, str], ...] = ()
+
+    def native_path(self, path: str) -> str | None:
+        """The repository path of a wheel file under one of the `native` folders."""
+        for source, target in self.native:
+            if path.startswith(source):
+                return target + path.removeprefix(source)
+        return None
 
     @property
     def label(self) -> str:
@@ -61,6 +71,22 @@ def _str(data: dict[str, Any], key: str, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise PinError(f"{where}: `{key}` must be a non-empty string")
     return value
+
+
+def _native(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """`native`: a list of {"from": wheel folder, "to": repository folder}."""
+    if not isinstance(value, list):
+        raise PinError(f"{where}: `native` must be a list")
+    out: list[tuple[str, str]] = []
+    for k, item in enumerate(value):
+        nwhere = f"{where}.native[{k}]"
+        if not isinstance(item, dict):
+            raise PinError(f"{nwhere}: expected an object with `from` and `to`")
+        source, target = _str(item, "from", nwhere), item.get("to", "")
+        if not isinstance(target, str) or not source.endswith("/") or target[-1:] not in ("/", ""):
+            raise PinError(f"{nwhere}: `from` and `to` must be folders ending in `/`")
+        out.append((source, target))
+    return tuple(out)
 
 
 def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
@@ -92,6 +118,7 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
         prefix = pkg.get("releasePrefix", "")
         if not isinstance(prefix, str):
             raise PinError(f"{where}: `releasePrefix` must be a string")
+        native = _native(pkg.get("native", []), where)
         for j, rel in enumerate(pkg["releases"]):
             rwhere = f"{where}.releases[{j}]"
             if not isinstance(rel, dict):
@@ -114,6 +141,7 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
                     exclude=exclude,
                     statements=statements,
                     release_prefix=prefix,
+                    native=native,
                 )
             )
     if only and not releases:

@@ -1,4 +1,5 @@
-"""Read Python files from an installed package directory or a wheel (without extracting)."""
+"""Read Python (or C++) files from an installed package directory or a wheel (without
+extracting)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 _DATA_LIBS = ("purelib", "platlib")
 
 
-def _wheel_member_path(name: str) -> str | None:
+def _wheel_member_path(name: str, suffixes: tuple[str, ...] = (".py",)) -> str | None:
     """Package-relative path of a wheel member, or None if it is not package code."""
     parts = PurePosixPath(name).parts
-    if not parts or not name.endswith(".py"):
+    if not parts or not name.endswith(suffixes):
         return None
     if parts[0].endswith(".dist-info"):
         return None
@@ -24,33 +25,36 @@ def _wheel_member_path(name: str) -> str | None:
     return "/".join(parts)
 
 
-def iter_wheel(wheel: Path) -> Iterator[tuple[str, bytes]]:
+def iter_wheel(wheel: Path, suffixes: tuple[str, ...] = (".py",)) -> Iterator[tuple[str, bytes]]:
     with zipfile.ZipFile(wheel) as zf:
         members = []
         for info in zf.infolist():
-            path = _wheel_member_path(info.filename)
+            path = _wheel_member_path(info.filename, suffixes)
             if path is not None and not info.is_dir() and info.file_size <= MAX_FILE_BYTES:
                 members.append((path, info))
         for path, info in sorted(members, key=lambda m: m[0]):
             yield path, zf.read(info)
 
 
-def iter_directory(root: Path) -> Iterator[tuple[str, bytes]]:
+def iter_directory(root: Path, suffixes: tuple[str, ...] = (".py",)) -> Iterator[tuple[str, bytes]]:
     """A package directory (has __init__.py) keeps its own name in the paths."""
     base = root.parent if (root / "__init__.py").exists() else root
-    for file in sorted(root.rglob("*.py")):
-        if "__pycache__" in file.parts or not file.is_file():
+    for file in sorted(root.rglob("*")):
+        if not file.name.endswith(suffixes) or "__pycache__" in file.parts or not file.is_file():
             continue
         if file.stat().st_size > MAX_FILE_BYTES:
             continue
         yield file.relative_to(base).as_posix(), file.read_bytes()
 
 
-def iter_python_files(source: Path) -> Iterator[tuple[str, bytes]]:
-    """(package-relative posix path, file bytes) for each Python file in the source."""
+def iter_python_files(
+    source: Path, suffixes: tuple[str, ...] = (".py",)
+) -> Iterator[tuple[str, bytes]]:
+    """(package-relative posix path, file bytes) for each Python file in the source (or
+    each file whose name ends in one of `suffixes`: the C++ sources a package ships)."""
     if source.is_dir():
-        yield from iter_directory(source)
+        yield from iter_directory(source, suffixes)
     elif zipfile.is_zipfile(source):
-        yield from iter_wheel(source)
+        yield from iter_wheel(source, suffixes)
     else:
         raise ValueError(f"not a package directory or wheel: {source}")
