@@ -22,6 +22,7 @@ from sqlalchemy import bindparam, delete, insert, select, text
 
 from app.corpus.models import CorpusState, ExceptionClassDef, RecordLocation, RecordSite
 from app.db import DbSession
+from app.matching.literals import required_runs
 from app.records import services
 from app.records.models import Record
 
@@ -46,10 +47,17 @@ class LoadStats:
 
 def _lines(path: Path) -> Iterator[dict[str, Any]]:
     try:
+        for raw in _raw_lines(path):
+            yield json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise LoadError(f"{path}: unreadable corpus file: {exc}") from None
+
+
+def _raw_lines(path: Path) -> Iterator[str]:
+    try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
-            for line in fh:
-                yield json.loads(line)
-    except (OSError, EOFError, json.JSONDecodeError) as exc:
+            yield from fh
+    except (OSError, EOFError) as exc:
         raise LoadError(f"{path}: unreadable corpus file: {exc}") from None
 
 
@@ -74,16 +82,48 @@ def _fits(pattern: str, message: str) -> bool:
     return rx.fullmatch(message.strip()) is not None
 
 
-def curated_for(line: dict[str, Any], curated: dict[str, list[tuple[str, str, str]]]) -> str | None:
-    """The curated record describing this site, if any."""
-    candidates = curated.get(line["record"]["repo"], [])
-    if not candidates:
-        return None
-    for rid, path, message in candidates:
+# Literal characters a site's wording needs to take a curated record by fitting it (a
+# wording that is all placeholder, `{name}`, fits any message).
+MIN_CURATED_FIT = 8
+_EXACT = 1 << 30
+
+
+def curated_fit(
+    line: dict[str, Any], curated: dict[str, list[tuple[str, str, str]]]
+) -> tuple[str, int] | None:
+    """The curated record describing this site and how closely: its very wording at one of
+    the site's locations first, then the fitting wording with the most literal text."""
+    best: tuple[str, int] | None = None
+    for rid, path, message in curated.get(line["record"]["repo"], []):
         for loc in line["locations"]:
-            if loc["path"] == path and _fits(loc["pattern"], message):
-                return rid
-    return None
+            if loc["path"] != path:
+                continue
+            if loc["message"] == message:
+                score = _EXACT
+            elif _fits(loc["pattern"], message):
+                score = sum(map(len, required_runs(loc["pattern"]) or []))
+                if score < MIN_CURATED_FIT:
+                    continue
+            else:
+                continue
+            if best is None or score > best[1]:
+                best = (rid, score)
+    return best
+
+
+def _attachments(path: Path, curated: dict[str, list[tuple[str, str, str]]]) -> dict[str, str]:
+    """Draft id -> the curated id that takes its site: each curated record takes the one
+    site that fits it best (only lines naming a curated record's file are parsed)."""
+    files = {f'"{p}"' for entries in curated.values() for _, p, _ in entries}
+    best: dict[str, tuple[int, str]] = {}
+    for raw in _raw_lines(path):
+        if not any(f in raw for f in files):
+            continue
+        line = json.loads(raw)
+        fit = curated_fit(line, curated)
+        if fit is not None and (fit[0] not in best or fit[1] > best[fit[0]][0]):
+            best[fit[0]] = (fit[1], line["record"]["id"])
+    return {draft: rid for rid, (_, draft) in best.items()}
 
 
 def current_digest(session: DbSession) -> str | None:
@@ -111,6 +151,7 @@ def load_corpus(
     if not force and current_digest(session) == digest:
         return LoadStats(skipped=True)
     curated = _curated(session)
+    attach = _attachments(path, curated) if curated else {}
     previous = set(session.scalars(select(RecordSite.record_id)))
     kept: set[str] = set()
     created = updated = unchanged = attached = 0
@@ -139,7 +180,7 @@ def load_corpus(
         batch.clear()
 
     for line in _lines(path):
-        rid = curated_for(line, curated)
+        rid = attach.get(line["record"]["id"])
         if rid is not None:
             line = {**line, "record": {**line["record"], "id": rid}, "draft": False}
             attached += 1

@@ -29,12 +29,17 @@ def built(app, runner, tmp_path, seed_envelope):
         errorMessage="Invalid partition string: {partition_list_str}",
         messagePattern=r"Invalid partition string: .+",
     )
+    return runner, _build_with(runner, tmp_path, curated)
+
+
+def _build_with(runner, tmp_path, curated):
+    """Import one curated record, then build and load 0.4.3 and 0.4.6: it takes one site."""
     import_envelopes(runner, tmp_path / "curated.jsonl", [curated])
     pins = small_pins(tmp_path, ("0.4.3", "0.4.6"))
     result = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
     assert result.exit_code == 0, result.output
     assert "1 attached to curated records" in result.output
-    return runner, pins
+    return pins
 
 
 def test_build_is_idempotent(built):
@@ -474,3 +479,47 @@ def test_an_unworded_raise_answers_a_frame_on_it_and_a_title_naming_its_file(bui
     page = post_match_page(client, title)
     assert page.status_code == 200
     assert "it names this record's file and its class" in page.get_data(as_text=True)
+
+
+def test_a_curated_record_takes_the_site_of_its_wording_not_a_wildcard(
+    app, runner, tmp_path, db_session, seed_envelope
+):
+    from sqlalchemy import select
+
+    from app.records.models import Record
+
+    # The wording of 0.4.3 - 0.4.6; the file also raises a message that is all placeholder
+    # (`raise ...(name)` from 0.4.4), which fits any text.
+    curated = make_envelope(
+        seed_envelope,
+        "c0ffee0000000003",
+        filePath="python/sglang/srt/model_executor/model_runner.py",
+        errorClass="RuntimeError",
+        errorMessage="Not enough memory. Please try to increase --mem-fraction-static.",
+        messagePattern=r"Not enough memory\. Please try to increase --mem-fraction-static\.",
+    )
+    _build_with(runner, tmp_path, curated)
+    forget()
+    text = "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+    top = app.test_client().post("/api/v1/match", json={"text": text}).get_json()["matches"][0]
+    assert (top["id"], top["releases"]) == (
+        "c0ffee0000000003",
+        {"first": "0.4.3", "last": "0.4.6"},
+    )
+    drafts = db_session.scalars(
+        select(Record.error_message).where(
+            Record.file_path == "python/sglang/srt/model_executor/model_runner.py",
+            Record.is_draft.is_(True),
+        )
+    ).all()
+    assert "{name}" in drafts  # still its own draft
+
+
+def test_the_curated_sglang_records_import(runner, app):
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "data" / "records" / "sglang-curated.jsonl"
+    result = runner.invoke(args=["records", "import", str(path)])
+    assert result.exit_code == 0, result.output
+    count = len(path.read_text(encoding="utf-8").splitlines())
+    assert f"{count} created" in result.output and " 0 invalid" in result.output
