@@ -54,7 +54,9 @@ class SiteFields(BaseModel):
     )
     at: dict[str, Any] | None = Field(
         default=None,
-        description="{release, filePath, lineNumber} at the user's release (or the newest)",
+        description="{release, filePath, lineNumber} at the user's release (or the newest); "
+        "release is null for a record in no pinned release (a curated record of C++ code: "
+        "its file and line at the commit it was read at)",
     )
 
 

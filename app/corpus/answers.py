@@ -47,13 +47,20 @@ def site_fields(catalog: Catalog, record_id: str, version: str | None = None) ->
         return {"curated": False, "repo": None, "releases": None, "at": None}
     span = facts.releases
     loc = facts.at(version)
+    if loc is not None:
+        at = {"release": loc.release, "filePath": loc.file_path, "lineNumber": loc.line_number}
+    else:
+        # A record in no pinned release (a curated record of C++ code, read at a commit):
+        # its own file and line, at no release.
+        entry = catalog.index.get(record_id)
+        at = None
+        if entry is not None and entry.file_path:
+            at = {"release": None, "filePath": entry.file_path, "lineNumber": entry.line_number}
     return {
         "curated": facts.curated,
         "repo": facts.repo,
         "releases": None if span is None else {"first": span[0], "last": span[1]},
-        "at": None
-        if loc is None
-        else {"release": loc.release, "filePath": loc.file_path, "lineNumber": loc.line_number},
+        "at": at,
     }
 
 

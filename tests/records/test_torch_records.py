@@ -124,6 +124,13 @@ def test_each_paste_finds_its_curated_pytorch_record(torch_records, client, name
     assert record["slug"] == slug
     assert (top["curated"], top["repo"]) == (True, "pytorch/pytorch")
     assert top["solutions"], "a curated record says what to do"
+    # No pinned release has it: its own file and line, at no release.
+    assert top["at"] == {
+        "release": None,
+        "filePath": record["filePath"],
+        "lineNumber": record["lineNumber"],
+    }
+    assert top["at"]["filePath"].endswith((".cpp", ".hpp"))
 
 
 def test_a_cpp_backtrace_alone_answers_from_the_function_that_raised(torch_records, client):
