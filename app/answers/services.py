@@ -18,6 +18,7 @@ from app.corpus.answers import (
 )
 from app.corpus.catalog import Catalog, get_catalog
 from app.corpus.evidence import Evidence
+from app.corpus.load import alias_of
 from app.db import DbSession
 from app.matching import match_error
 from app.matching.parse import ParsedError
@@ -286,6 +287,11 @@ class RecordDetail:
         """Changes when the record or any of its latest verdicts does."""
         runs = ".".join(str(v["runId"]) for _, v in sorted(self.verdicts.items()))
         return f"{self.record.content_hash[:20]}-{self.record.version}-{runs}"
+
+
+def renamed(session: DbSession, record_id: str) -> str | None:
+    """The id a record has now, when a corpus load renamed its raise site."""
+    return alias_of(session, record_id)
 
 
 def get_record(

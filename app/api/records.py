@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, current_app, jsonify, redirect, request
 from flask.typing import ResponseReturnValue
 
 from app.answers import services as answers
@@ -53,6 +53,10 @@ def get_record(record_id: str) -> ResponseReturnValue:
     compact = flag(request.args, "compact")
     detail = answers.get_record(db.session, record_id, with_verdicts=not compact)
     if detail is None:
+        moved = answers.renamed(db.session, record_id)
+        if moved is not None:
+            # Its raise site was renamed by a corpus load: the same site under its new id.
+            return redirect(_with_query(request.path.removesuffix(record_id) + moved), 301)
         return problem(404, "Not Found", f"No record with id {record_id!r}.")
     if detail.record.retracted_at is not None:
         reason = detail.record.retracted_reason
@@ -100,3 +104,8 @@ def search_records() -> Response:
 def _site(record_id: str) -> dict[str, Any]:
     """The raise site's facts for a compact record (curated, repo, releases, at)."""
     return site_fields(answers.catalog(db.session, str(db.engine.url)), record_id)
+
+
+def _with_query(path: str) -> str:
+    query = request.query_string.decode("ascii", "replace")
+    return f"{path}?{query}" if query else path

@@ -119,6 +119,10 @@ ROUTES: tuple[Route, ...] = (
         etag=True,
         responses={
             "200": one_of(("RecordOut", "RecordCompact"), "The record"),
+            "301": {
+                "description": "Renamed by a corpus load (an older release pinned, or a "
+                "curated record took the site): Location is the same raise site's new id"
+            },
             "304": {"description": "Not modified (If-None-Match)"},
             "404": P("No such record"),
             "410": P("Retracted (a tombstone; its history is kept)"),

@@ -73,5 +73,6 @@ def build_command(pins: Path, only: tuple[str, ...], no_load: bool, force: bool)
             raise click.ClickException(str(exc)) from None
     click.echo(
         f"loaded: {stats.created} created, {stats.updated} updated, {stats.unchanged} "
-        f"unchanged, {stats.attached} attached to curated records, {stats.removed} removed"
+        f"unchanged, {stats.attached} attached to curated records, {stats.removed} removed, "
+        f"{stats.renamed} renamed (their old ids redirect)"
     )

@@ -18,9 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import re2
-from sqlalchemy import bindparam, delete, insert, select, text
+from sqlalchemy import bindparam, delete, insert, select, text, update
 
-from app.corpus.models import CorpusState, ExceptionClassDef, RecordLocation, RecordSite
+from app.corpus.models import (
+    CorpusState,
+    ExceptionClassDef,
+    RecordAlias,
+    RecordLocation,
+    RecordSite,
+)
 from app.db import DbSession
 from app.matching.literals import required_runs
 from app.records import services
@@ -43,6 +49,7 @@ class LoadStats:
     attached: int = 0
     removed: int = 0
     skipped: bool = False
+    renamed: int = 0
 
 
 def _lines(path: Path) -> Iterator[dict[str, Any]]:
@@ -153,6 +160,10 @@ def load_corpus(
     curated = _curated(session)
     attach = _attachments(path, curated) if curated else {}
     previous = set(session.scalars(select(RecordSite.record_id)))
+    # Where each earlier site was, per release: a new id at one of those places is its
+    # rename (an older release now names it, or a curated record took it).
+    was_at = _places(session) if previous else {}
+    renamed: dict[str, str] = {}
     kept: set[str] = set()
     created = updated = unchanged = attached = 0
     batch: list[dict[str, Any]] = []
@@ -184,13 +195,22 @@ def load_corpus(
         if rid is not None:
             line = {**line, "record": {**line["record"], "id": rid}, "draft": False}
             attached += 1
-        kept.add(line["record"]["id"])
+        new_id = line["record"]["id"]
+        kept.add(new_id)
+        if was_at and new_id not in previous:
+            for loc in line["locations"]:
+                old = was_at.get(_place(loc["release"], loc["path"], loc["line"], loc["message"]))
+                if old is not None and old != new_id:
+                    renamed.setdefault(old, new_id)
         batch.append(line)
         if len(batch) >= BATCH:
             flush()
     if batch:
         flush()
-    removed = _remove_stale(session, previous - kept)
+    stale = previous - kept
+    moved = {old: new for old, new in renamed.items() if old in stale}
+    _write_aliases(session, moved, kept, stale)
+    removed = _remove_stale(session, stale)
     _write_classes(session, meta.get("classes", []))
     state = session.get(CorpusState, 1)
     summary = {"records": len(kept), "releases": meta.get("releases", [])}
@@ -200,7 +220,7 @@ def load_corpus(
         state.digest, state.summary = digest, summary
     services.bump_catalog(session)
     session.flush()
-    return LoadStats(created, updated, unchanged, attached, removed)
+    return LoadStats(created, updated, unchanged, attached, removed, renamed=len(moved))
 
 
 def _write_sites(session: DbSession, lines: list[dict[str, Any]], digest: str) -> None:
@@ -241,6 +261,50 @@ def _write_sites(session: DbSession, lines: list[dict[str, Any]], digest: str) -
         session.execute(insert(RecordSite), sites)
     if locations:
         session.execute(insert(RecordLocation), locations)
+
+
+def _place(release: str, path: str, line: int, message: str) -> int:
+    return hash((release, path, line, message))
+
+
+def _places(session: DbSession) -> dict[int, str]:
+    """(release, file, line, wording) of every stored location -> its record id (hashed:
+    hundreds of thousands of rows)."""
+    rows = session.execute(
+        select(
+            RecordLocation.release,
+            RecordLocation.file_path,
+            RecordLocation.line_number,
+            RecordLocation.error_message,
+            RecordLocation.record_id,
+        )
+    )
+    return {_place(release, path, line, message): rid for release, path, line, message, rid in rows}
+
+
+def _write_aliases(
+    session: DbSession, renamed: dict[str, str], kept: set[str], stale: set[str]
+) -> None:
+    """Store old id -> new id; an alias that pointed at a renamed id follows it, one that
+    pointed at a removed site goes, and an id back in the corpus is no alias any more."""
+    for old, new in renamed.items():
+        session.execute(update(RecordAlias).where(RecordAlias.new_id == old).values(new_id=new))
+        session.execute(delete(RecordAlias).where(RecordAlias.old_id == old))
+        session.add(RecordAlias(old_id=old, new_id=new))
+    _delete_aliases(session, RecordAlias.old_id, list(kept))
+    _delete_aliases(session, RecordAlias.new_id, [i for i in stale if i not in renamed])
+    session.flush()
+
+
+def _delete_aliases(session: DbSession, column: Any, ids: list[str]) -> None:
+    for start in range(0, len(ids), 500):
+        session.execute(delete(RecordAlias).where(column.in_(ids[start : start + 500])))
+
+
+def alias_of(session: DbSession, record_id: str) -> str | None:
+    """The id a renamed record has now, if `record_id` was renamed by a corpus load."""
+    alias = session.get(RecordAlias, record_id)
+    return alias.new_id if alias is not None else None
 
 
 def _remove_stale(session: DbSession, stale: set[str]) -> int:

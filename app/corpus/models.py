@@ -48,6 +48,20 @@ class RecordLocation(Base):
     message_pattern: Mapped[str] = mapped_column(Text)
 
 
+class RecordAlias(Base):
+    """A record id a corpus load replaced, and the id its raise site has now: a merged site
+    is named by its oldest wording, so pinning an older release renames it, and a curated
+    record that takes a site replaces the draft's id. Old links redirect."""
+
+    __tablename__ = "record_aliases"
+
+    old_id: Mapped[RecordId] = mapped_column(primary_key=True)
+    new_id: Mapped[RecordId] = mapped_column(
+        ForeignKey("records.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[Timestamp]
+
+
 class ExceptionClassDef(Base):
     """An exception class a package defines, with its bases (for class agreement)."""
 

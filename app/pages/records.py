@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
 from werkzeug.datastructures import MultiDict
 
 from app.answers import services as answers
@@ -73,9 +83,12 @@ def index() -> str | tuple[str, int]:
 
 
 @bp.get("/records/<record_id>")
-def record_page(record_id: str) -> str:
+def record_page(record_id: str) -> ResponseReturnValue:
     detail = answers.get_record(db.session, record_id)
     if detail is None:
+        moved = answers.renamed(db.session, record_id)
+        if moved is not None:  # renamed by a corpus load: the same raise site
+            return redirect(url_for("records.record_page", record_id=moved), 301)
         abort(404, description=f"No record with id {record_id!r}.")
     row, latest = detail.record, detail.verdicts
     if row.retracted_at is not None:

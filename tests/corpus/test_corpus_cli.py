@@ -157,11 +157,14 @@ def test_a_curated_record_imported_later_takes_over_its_site(
     import_envelopes(runner, tmp_path / "later.jsonl", [later])
     again = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
     assert again.exit_code == 0, again.output
-    assert "2 attached to curated records, 1 removed" in again.output
+    assert "2 attached to curated records, 1 removed, 1 renamed" in again.output
     forget()  # the catalog is rechecked at most every 2 s; do not wait for it
     after = client.post("/api/v1/match", json={"text": text}).get_json()["matches"]
     assert [(m["id"], m["curated"]) for m in after] == [("c0ffee0000000002", True)]
-    assert client.get(f"/api/v1/records/{before[0]['id']}").status_code == 404
+    # The draft's id now leads to the curated record that took its site.
+    moved = client.get(f"/api/v1/records/{before[0]['id']}")
+    assert moved.status_code == 301
+    assert moved.headers["Location"].endswith("/api/v1/records/c0ffee0000000002")
 
 
 def _frame(path: str, line: int, function: str, source: str) -> str:
@@ -523,3 +526,30 @@ def test_the_curated_sglang_records_import(runner, app):
     assert result.exit_code == 0, result.output
     count = len(path.read_text(encoding="utf-8").splitlines())
     assert f"{count} created" in result.output and " 0 invalid" in result.output
+
+
+def test_a_site_renamed_by_an_older_pinned_release_redirects_its_old_id(app, runner, tmp_path):
+    # A merged site is named by its oldest wording: pinning 0.4.3 beside 0.4.6 renames the
+    # benchmark warmup site (0.4.3 words it `Initial test run failed`).
+    text = (
+        "ValueError: Warmup failed - Please make sure benchmark arguments are correctly "
+        "specified. Error: connection refused"
+    )
+    client = app.test_client()
+    ids = []
+    for versions in (("0.4.6",), ("0.4.3", "0.4.6")):
+        pins = small_pins(tmp_path, versions)
+        result = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+        assert result.exit_code == 0, result.output
+        forget()
+        ids.append(client.post("/api/v1/match", json={"text": text}).get_json()["matches"][0]["id"])
+    old, new = ids
+    assert old != new
+    assert "renamed (their old ids redirect)" in result.output
+    api = client.get(f"/api/v1/records/{old}?compact=1")
+    assert api.status_code == 301
+    assert api.headers["Location"].endswith(f"/api/v1/records/{new}?compact=1")
+    page = client.get(f"/records/{old}")
+    assert page.status_code == 301 and page.headers["Location"].endswith(f"/records/{new}")
+    assert client.get(f"/records/{old}", follow_redirects=True).status_code == 200
+    assert client.get("/api/v1/records/0000000000000000").status_code == 404
