@@ -38,7 +38,9 @@ def ensure_wheel(release: Release, wheels: Path) -> Path:
     path = wheels / release.wheel
     if not path.exists():
         spec = f"{release.package}=={release.version}"
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+        # A release published only as a source archive is pinned by its `.tar.gz` name.
+        binary = "--no-binary=:all:" if release.wheel.endswith(".tar.gz") else "--only-binary=:all:"
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", binary]
         cmd += ["--disable-pip-version-check", "-q", "-d", str(wheels), spec]
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0 or not path.exists():

@@ -3,6 +3,7 @@ extracting)."""
 
 from __future__ import annotations
 
+import tarfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -36,6 +37,23 @@ def iter_wheel(wheel: Path, suffixes: tuple[str, ...] = (".py",)) -> Iterator[tu
             yield path, zf.read(info)
 
 
+def iter_sdist(sdist: Path, suffixes: tuple[str, ...] = (".py",)) -> Iterator[tuple[str, bytes]]:
+    """A source archive (`name-version.tar.gz`): paths below its top folder, which holds the
+    repository's layout (`flashinfer/`, `csrc/`, `include/`)."""
+    with tarfile.open(sdist, "r:gz") as tf:
+        members = []
+        for info in tf.getmembers():
+            parts = PurePosixPath(info.name).parts
+            if len(parts) < 2 or not info.isfile() or not info.name.endswith(suffixes):
+                continue
+            if info.size <= MAX_FILE_BYTES and ".." not in parts:
+                members.append(("/".join(parts[1:]), info))
+        for path, info in sorted(members, key=lambda m: m[0]):
+            data = tf.extractfile(info)
+            if data is not None:
+                yield path, data.read()
+
+
 def iter_directory(root: Path, suffixes: tuple[str, ...] = (".py",)) -> Iterator[tuple[str, bytes]]:
     """A package directory (has __init__.py) keeps its own name in the paths."""
     base = root.parent if (root / "__init__.py").exists() else root
@@ -56,5 +74,7 @@ def iter_python_files(
         yield from iter_directory(source, suffixes)
     elif zipfile.is_zipfile(source):
         yield from iter_wheel(source, suffixes)
+    elif source.name.endswith(".tar.gz") and tarfile.is_tarfile(source):
+        yield from iter_sdist(source, suffixes)
     else:
-        raise ValueError(f"not a package directory or wheel: {source}")
+        raise ValueError(f"not a package directory, wheel or source archive: {source}")

@@ -142,3 +142,48 @@ def test_pins_name_native_sources_as_folder_pairs(tmp_path, native):
     (loaded,) = load_pins(path).releases
     assert loaded.native_path("x/data/csrc/norm.cu") == "csrc/norm.cu"
     assert loaded.native_path("x/other.cu") is None
+
+
+@pytest.mark.integration
+def test_flashinfers_source_archive_drafts_the_older_wording():
+    # flashinfer 0.2.3 (sglang 0.4.6's pin) is on PyPI only as a source archive.
+    from app.corpus.fetch import cache_dir, ensure_wheel
+    from app.corpus.pins import load_pins
+
+    (release,) = [
+        r for r in load_pins(only=("flashinfer-python",)).releases if r.version == "0.2.3"
+    ]
+    sdist = ensure_wheel(release, cache_dir() / "wheels")
+    assert sdist.name.endswith(".tar.gz")
+    draft = draft_release(
+        sdist, release.path_prefix, release.include, release.exclude, native=release.native
+    )
+    (site,) = [s for s in draft.sites if s["message"].startswith("Failed to allocate memory for")]
+    assert (site["path"], site["function"], site["form"]) == (
+        "include/flashinfer/allocator.h",
+        "aligned_alloc",
+        FORM_CXX_THROW,
+    )
+    assert any(s["path"].startswith("flashinfer/") for s in draft.sites)  # its Python too
+
+
+@pytest.mark.unit
+def test_a_source_archive_is_read_below_its_top_folder(tmp_path):
+    import io
+    import tarfile
+
+    from app.drafts.sources import iter_python_files
+
+    path = tmp_path / "pkg-1.0.tar.gz"
+    with tarfile.open(path, "w:gz") as tf:
+        for name, text in (
+            ("pkg-1.0/pkg/__init__.py", "x = 1\n"),
+            ("pkg-1.0/csrc/a.cu", "// cu\n"),
+            ("pkg-1.0/pkg/../../evil.py", "y = 2\n"),
+        ):
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    assert [p for p, _ in iter_python_files(path)] == ["pkg/__init__.py"]
+    assert [p for p, _ in iter_python_files(path, (".cu",))] == ["csrc/a.cu"]
