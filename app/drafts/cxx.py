@@ -297,7 +297,7 @@ def native_sites(text: str) -> list[NativeSite]:
         if parsed is None:
             continue
         args, after = parsed
-        found = _site(m.group(1), args, code, after, m.start(), functions)
+        found = _site(m.group(1), args, code, after, m.start())
         if found is None:
             continue
         cls, pieces, form, condition, prefix = found
@@ -329,7 +329,6 @@ def _site(
     code: str,
     after: int,
     at: int,
-    functions: list[tuple[int, int, str]],
 ) -> tuple[str, list[str], str, str | None, str] | None:
     """(class, message pieces, form, condition, pattern prefix) of one site."""
     if macro in _CHECKS:
