@@ -142,6 +142,8 @@ def test_a_cpp_backtrace_alone_answers_from_the_function_that_raised(torch_recor
 def test_the_page_explains_the_record_and_links_the_cpp_source(torch_records, client):
     page = post_match_page(client, PASTES["oom-bare-line"][0]).get_data(as_text=True)
     assert "mem-fraction-static" in page
+    assert "<code>c10/cuda/CUDACachingAllocator.cpp:1143</code>" in page
+    assert " in None" not in page  # a record in no pinned release names no release
     top = _top(client, PASTES["oom-bare-line"][0])
     record = client.get(f"/records/{top['id']}").get_data(as_text=True)
     assert "https://github.com/pytorch/pytorch/blob/" in record
