@@ -97,9 +97,13 @@ def test_a_tvm_check_matches_with_or_without_its_check_failed_prefix():
 
 @pytest.mark.integration
 def test_flashinfers_wheel_drafts_its_cuda_sources_at_their_repository_paths():
-    from tests.corpus.wheels import pinned_wheel
+    from app.corpus.fetch import cache_dir, ensure_wheel
+    from app.corpus.pins import load_pins
 
-    wheel, release = pinned_wheel("flashinfer-python")
+    (release,) = [
+        r for r in load_pins(only=("flashinfer-python",)).releases if r.version == "0.7.2"
+    ]
+    wheel = ensure_wheel(release, cache_dir() / "wheels")
     assert release.native  # the pins name the wheel's source folders
     # Its C++ sources only: no Python file is in include/flashinfer/ (the Python part is
     # drafted as every pinned package's is).

@@ -107,7 +107,7 @@ def test_path_prefix(package_dir):
 def test_not_a_package(tmp_path):
     bogus = tmp_path / "notes.txt"
     bogus.write_text("hello")
-    with pytest.raises(ValueError, match="not a package directory or wheel"):
+    with pytest.raises(ValueError, match="not a package directory, wheel or source archive"):
         drafts(bogus)
 
 
