@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from app.corpus.pins import native_path
 from app.drafts import defined, helpers
 from app.drafts.classes import ClassMessage, by_name, class_messages, may_define
 from app.drafts.cxx import NATIVE_FORMS, NATIVE_SUFFIXES, NativeSite, native_sites
@@ -81,7 +82,7 @@ def cli_flags(site: RaiseSite, fields: frozenset[str]) -> list[str]:
     return flags
 
 
-def _parts(site: RaiseSite) -> list[Any]:
+def _parts(site: RaiseSite | NativeSite) -> list[Any]:
     return [p if isinstance(p, str) else {"p": p.name} for p in site.parts]
 
 
@@ -198,10 +199,9 @@ def _native_files(source: Path, native: tuple[tuple[str, str], ...]) -> list[tup
         return []
     out = []
     for path, data in iter_python_files(source, NATIVE_SUFFIXES):
-        for wheel_dir, repo_dir in native:
-            if path.startswith(wheel_dir) and len(data) <= MAX_FILE_BYTES:
-                out.append((repo_dir + path.removeprefix(wheel_dir), data))
-                break
+        repo_path = native_path(native, path)
+        if repo_path is not None and len(data) <= MAX_FILE_BYTES:
+            out.append((repo_path, data))
     return out
 
 
@@ -211,7 +211,7 @@ def _native_dict(site: NativeSite, path: str) -> dict[str, Any]:
         "line": site.line,
         "end": site.end_line,
         "cls": site.error_class,
-        "parts": [p if isinstance(p, str) else {"p": p.name} for p in site.parts],
+        "parts": _parts(site),
         "message": render_message(site.parts),
         "pattern": site.pattern,
         "form": site.form,

@@ -209,7 +209,7 @@ def load_corpus(
         flush()
     stale = previous - kept
     moved = {old: new for old, new in renamed.items() if old in stale}
-    _write_aliases(session, moved, kept, stale)
+    _write_aliases(session, moved, kept, previous, stale)
     removed = _remove_stale(session, stale)
     _write_classes(session, meta.get("classes", []))
     state = session.get(CorpusState, 1)
@@ -283,7 +283,11 @@ def _places(session: DbSession) -> dict[int, str]:
 
 
 def _write_aliases(
-    session: DbSession, renamed: dict[str, str], kept: set[str], stale: set[str]
+    session: DbSession,
+    renamed: dict[str, str],
+    kept: set[str],
+    previous: set[str],
+    stale: set[str],
 ) -> None:
     """Store old id -> new id; an alias that pointed at a renamed id follows it, one that
     pointed at a removed site goes, and an id back in the corpus is no alias any more."""
@@ -291,7 +295,8 @@ def _write_aliases(
         session.execute(update(RecordAlias).where(RecordAlias.new_id == old).values(new_id=new))
         session.execute(delete(RecordAlias).where(RecordAlias.old_id == old))
         session.add(RecordAlias(old_id=old, new_id=new))
-    _delete_aliases(session, RecordAlias.old_id, list(kept))
+    # Only an id new to this load can be an alias's old id (it was removed by an earlier one).
+    _delete_aliases(session, RecordAlias.old_id, list(kept - previous))
     _delete_aliases(session, RecordAlias.new_id, [i for i in stale if i not in renamed])
     session.flush()
 

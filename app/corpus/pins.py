@@ -39,10 +39,7 @@ class Release:
 
     def native_path(self, path: str) -> str | None:
         """The repository path of a wheel file under one of the `native` folders."""
-        for source, target in self.native:
-            if path.startswith(source):
-                return target + path.removeprefix(source)
-        return None
+        return native_path(self.native, path)
 
     @property
     def label(self) -> str:
@@ -71,6 +68,15 @@ def _str(data: dict[str, Any], key: str, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise PinError(f"{where}: `{key}` must be a non-empty string")
     return value
+
+
+def native_path(native: tuple[tuple[str, str], ...], path: str) -> str | None:
+    """The repository path of a wheel file under one of the (wheel folder, repository
+    folder) pairs, else None."""
+    for source, target in native:
+        if path.startswith(source):
+            return target + path.removeprefix(source)
+    return None
 
 
 def _native(value: Any, where: str) -> tuple[tuple[str, str], ...]:
