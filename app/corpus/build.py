@@ -28,10 +28,10 @@ from app.drafts.sources import iter_python_files
 
 # Bump DRAFTER_VERSION when the drafter changes what a release yields (re-drafts every
 # release), FORMAT_VERSION when the merge or the corpus lines change.
-DRAFTER_VERSION = "7"
+DRAFTER_VERSION = "8"
 FORMAT_VERSION = "5"
 # Bump when what a statement site is changes (re-drafts the releases that draft them).
-STATEMENT_VERSION = "9"
+STATEMENT_VERSION = "10"
 # Bump NATIVE_VERSION when the C++ drafter (app/drafts/cxx.py) changes: re-drafts only the
 # releases with `native` sources.
 NATIVE_VERSION = "1"

@@ -194,11 +194,32 @@ def _exception_class(exc: ast.expr) -> tuple[str, ast.Call] | None:
     return name, exc
 
 
+# Keywords that carry an exception's message: `detail` is FastAPI's and Starlette's
+# `HTTPException(status_code=..., detail="...")`, whose text the client's body carries.
+MESSAGE_KEYWORDS = ("msg", "message", "detail")
+
+
+def is_status(arg: ast.expr) -> bool:
+    """The argument is an HTTP status: `HTTPStatus.BAD_REQUEST`, `status.HTTP_400_...`, 400."""
+    if isinstance(arg, ast.Constant):
+        return isinstance(arg.value, int) and not isinstance(arg.value, bool)
+    name = _name(arg)
+    return name.startswith("HTTPStatus.") or ".HTTP_" in name or name.startswith("HTTP_")
+
+
 def message_arg(call: ast.Call) -> ast.expr | None:
-    """The message argument of an exception constructor call."""
-    if call.args:
-        return call.args[0]
-    return next((k.value for k in call.keywords if k.arg in ("msg", "message")), None)
+    """The message argument of an exception constructor call: the first positional one,
+    the one after a leading HTTP status (`HTTPException(404, "...")`), or a message keyword."""
+    args = call.args
+    if args and not (is_status(args[0]) and (len(args) > 1 or _message_keyword(call))):
+        return args[0]
+    if len(args) > 1:
+        return args[1]
+    return _message_keyword(call)
+
+
+def _message_keyword(call: ast.Call) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg in MESSAGE_KEYWORDS), None)
 
 
 def bind_arguments(params: tuple[str, ...], call: ast.Call) -> dict[str, ast.expr]:

@@ -35,6 +35,7 @@ from app.drafts.extract import (
     _exception_class,
     _name,
     has_literal_text,
+    is_status,
     message_arg,
     message_parts,
     normalise,
@@ -95,6 +96,7 @@ _REPORTERS = frozenset(
 )
 _MESSAGE_KEYWORDS = frozenset({"message", "msg", "error_msg", "err_msg", "error_message"})
 _MESSAGE_VARIABLE = re.compile(r"(?:error|err)_?(?:msg|message)")
+_BODY_KEYS = frozenset({"error", "message", "detail"})  # an error body's message keys
 MIN_REPORTED_CHARS = 12  # literal characters a reported message needs to be a record
 FORMS = (
     FORM_LITERAL,
@@ -783,10 +785,13 @@ class _Scanner:
         for node in ast.walk(value):
             if not isinstance(node, ast.Call):
                 continue
+            if _error_response(node):
+                found.extend(_body_messages(node))
+                continue
             if _name(node.func).rsplit(".", 1)[-1] not in _REPORTERS:
                 continue
             args = [k.value for k in node.keywords if k.arg in _MESSAGE_KEYWORDS]
-            status_first = bool(node.args) and _is_status(node.args[0])
+            status_first = bool(node.args) and is_status(node.args[0])
             positional = node.args[:2] if status_first else node.args[:1]
             # A status passed first (`create_error_response(HTTPStatus.BAD_REQUEST, "...")`,
             # arguments swapped in some releases): the text is the body's `type`, the
@@ -954,12 +959,42 @@ class _Scanner:
                 return
 
 
-def _is_status(arg: ast.expr) -> bool:
-    """The argument is an HTTP status: `HTTPStatus.BAD_REQUEST`, `status.HTTP_400_...`, 400."""
-    if isinstance(arg, ast.Constant):
-        return isinstance(arg.value, int) and not isinstance(arg.value, bool)
-    name = _name(arg)
-    return name.startswith("HTTPStatus.") or ".HTTP_" in name or name.startswith("HTTP_")
+def _error_response(call: ast.Call) -> bool:
+    """`JSONResponse(content=..., status_code=401)`, `ORJSONResponse(...)`: a response
+    built with an error status (not a literal 1xx-3xx; a conditional one counts)."""
+    if not _name(call.func).rsplit(".", 1)[-1].endswith("JSONResponse"):
+        return False
+    status = next((k.value for k in call.keywords if k.arg == "status_code"), None)
+    if status is None and len(call.args) > 1:
+        status = call.args[1]
+    if status is None:
+        return False
+    if isinstance(status, ast.Constant):
+        return isinstance(status.value, int) and status.value >= 400
+    return True
+
+
+def _body_messages(call: ast.Call) -> list[ast.expr]:
+    """The messages an error response's JSON body carries: the string values of its
+    `error`, `message` and `detail` keys, one level into a nested `{"error": {...}}`, and
+    both branches of a conditional value (`"Unauthorized" if ... else "Forbidden"`)."""
+    content = next((k.value for k in call.keywords if k.arg == "content"), None)
+    if content is None and call.args:
+        content = call.args[0]
+    found: list[ast.expr] = []
+    bodies = [content] if isinstance(content, ast.Dict) else []
+    while bodies:
+        body = bodies.pop()
+        for key, value in zip(body.keys, body.values, strict=True):
+            if not (isinstance(key, ast.Constant) and key.value in _BODY_KEYS):
+                continue
+            if isinstance(value, ast.Dict):
+                bodies.append(value)
+            elif isinstance(value, ast.IfExp):
+                found.extend((value.body, value.orelse))
+            else:
+                found.append(value)
+    return found
 
 
 def _kernel_imports(tree: ast.AST) -> tuple[frozenset[str], frozenset[str]]:

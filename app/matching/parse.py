@@ -52,13 +52,14 @@ _IMPORT_CLASS = {"No module named": "ModuleNotFoundError", "cannot import name":
 _CPP_RAISED = re.compile(
     r"Exception raised from ([^\s()]{1,300})(?:\([^\n]{0,300}\))? at ([^\s:]{1,1000}):(\d{1,9})"
 )
-# The message of an error body, JSON or a Python repr: "message": "...", 'message': '...'
+# The message of an error body, JSON or a Python repr: "message": "...", 'message': '...';
+# FastAPI's {"detail": "..."} and a server's {"error": "..."} (a string, not OpenAI's object).
 # The closing quote may be missing: a body cut off at the end of a line or of the paste.
 _BODY_VALUE = (
     r"""\s{0,4}:\s{0,4}"""
     r"""(?:"((?:\\.|[^"\\\n]){1,8000})(?:"|(?=\n)|\Z)|'((?:\\.|[^'\\\n]){1,8000})(?:'|(?=\n)|\Z))"""
 )
-_BODY_MESSAGE = re.compile(r"""["']message["']""" + _BODY_VALUE)
+_BODY_MESSAGE = re.compile(r"""["'](?:message|detail|error)["']""" + _BODY_VALUE)
 # Some sglang releases passed create_error_response's arguments swapped: the body's
 # "message" is the status code ("400") and its "type" the server's message.
 _BODY_TYPE = re.compile(r"""["']type["']""" + _BODY_VALUE)

@@ -553,3 +553,33 @@ def test_a_site_renamed_by_an_older_pinned_release_redirects_its_old_id(app, run
     assert page.status_code == 301 and page.headers["Location"].endswith(f"/records/{new}")
     assert client.get(f"/records/{old}", follow_redirects=True).status_code == 200
     assert client.get("/api/v1/records/0000000000000000").status_code == 404
+
+
+def test_an_error_body_the_client_got_finds_the_response_that_sent_it(app, runner, tmp_path):
+    """What a client shows of sglang's HTTP errors: the API-key middleware's
+    `{"error": "Unauthorized"}` and FastAPI's `{"detail": "..."}` of an HTTPException."""
+    files = (
+        "sglang/srt/utils/auth.py",
+        "sglang/multimodal_gen/runtime/entrypoints/openai/image_api.py",
+    )
+    pins = small_pins(tmp_path, ("0.5.23",), include=files)
+    result = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert result.exit_code == 0, result.output
+    forget()
+    client = app.test_client()
+    pastes = {
+        '**return**: {"error":"Unauthorized"}\n'
+        'INFO:     10.0.0.7:58648 - "POST /v1/responses HTTP/1.1" 401 Unauthorized': (
+            "python/sglang/srt/utils/auth.py",
+            "Unauthorized",
+        ),
+        'curl: {"detail":"Image not found"}': (
+            "python/sglang/multimodal_gen/runtime/entrypoints/openai/image_api.py",
+            "Image not found",
+        ),
+    }
+    for text, (path, message) in pastes.items():
+        (first, *_) = client.post("/api/v1/match?compact=1", json={"text": text}).get_json()[
+            "matches"
+        ]
+        assert (first["at"]["filePath"], first["errorMessage"]) == (path, message), text

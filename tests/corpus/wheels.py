@@ -15,11 +15,14 @@ def sglang_wheel(version: str) -> Path:
     return ensure_wheel(release, cache_dir() / "wheels")
 
 
-def small_pins(tmp: Path, versions: tuple[str, ...]) -> Path:
-    """A pins file with only these sglang releases (for fast end-to-end builds)."""
+def small_pins(tmp: Path, versions: tuple[str, ...], include: tuple[str, ...] = ()) -> Path:
+    """A pins file with only these sglang releases (for fast end-to-end builds), and only
+    the files under `include` when given."""
     data = json.loads(DEFAULT_PINS.read_text())
     (sglang,) = [p for p in data["packages"] if p["name"] == "sglang"]
     sglang["releases"] = [r for r in sglang["releases"] if r["version"] in versions]
+    if include:
+        sglang["include"] = list(include)
     path = tmp / "pins.json"
     path.write_text(json.dumps({"packages": [sglang]}))
     return path

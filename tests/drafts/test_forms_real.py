@@ -376,3 +376,30 @@ def test_a_deep_from_import_is_a_site_of_its_missing_submodule():
     assert not any(
         m.startswith(("No module named 'os.", "No module named 'sglang.")) for m in missing
     )
+
+
+def test_an_http_exception_is_worded_by_its_detail():
+    """`raise HTTPException(status_code=404, detail="Image not found")` (FastAPI): the
+    detail is the message the client's body carries, as `{"detail": "..."}`."""
+    draft = draft_release(
+        sglang_wheel("0.5.23"),
+        "python/",
+        ("sglang/multimodal_gen/runtime/entrypoints/openai/image_api.py",),
+        (),
+    )
+    by_line = {s["line"]: s for s in draft.sites if s["cls"].endswith("HTTPException")}
+    assert by_line[619]["message"] == "Image not found"
+    assert by_line[475]["message"] == "Field 'image' or 'url' is required"
+    assert by_line[500]["message"] == "Failed to process image source: {str(e)}"
+
+
+def test_an_error_response_body_is_a_reported_message():
+    """The API-key middleware answers `JSONResponse(content={"error": "Unauthorized" if
+    ... else "Forbidden"}, status_code=...)`: the body's text is a site; `Forbidden` has
+    too little text of its own to be one."""
+    draft = draft_release(
+        sglang_wheel("0.5.23"), "python/", ("sglang/srt/utils/auth.py",), (), statements=True
+    )
+    reported = [s for s in draft.sites if s["form"] == "reported"]
+    assert [s["message"] for s in reported] == ["Unauthorized"]
+    assert reported[0]["function"].endswith("__call__")

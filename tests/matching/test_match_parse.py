@@ -358,6 +358,17 @@ def test_a_body_whose_message_is_its_status_code_is_read_from_its_type():
     assert bodies == ["404", "no such model"]
 
 
+def test_a_servers_error_and_fastapis_detail_bodies_are_read():
+    # A string under "error" (sglang's API-key middleware) or "detail" (FastAPI's
+    # HTTPException); OpenAI's "error" object is read through its "message".
+    text = '**return**: {"error":"Unauthorized"}\nHTTP 404 {"detail": "Image not found"}'
+    bodies = [e.message for e in parse_error(text).exceptions if e.role == ROLE_BODY]
+    assert bodies == ["Unauthorized", "Image not found"]
+    text = '{"error": {"message": "model not found", "type": "invalid_request_error"}}'
+    bodies = [e.message for e in parse_error(text).exceptions if e.role == ROLE_BODY]
+    assert bodies == ["model not found"]
+
+
 def test_a_frame_in_inline_code_over_two_lines_is_read():
     text = (
         '`File "/ws/sglang/python/sglang/srt/model_loader/weight_utils.py", line 535, in '
