@@ -58,7 +58,11 @@ VERIFY_BUDGET_S = 0.25
 # (an issue title that quotes the message: 'Still face "<message>" when ...').
 _START_MARKS = re.compile(r"(?::|[.!?])[ \t]+|(?:^|(?<=\s))[\"\u201c`]")
 _PREFIX_STARTS = re.compile(r"\n[ \t]*|" + _START_MARKS.pattern)  # line starts too
-_END_MARKS = re.compile(r"[.!?](?=[ \t])|(?=:[ \t])|(?=[\"\u201d`](?:[\s.,;:!?)]|$))")
+# ... and before the clause an issue title goes on with ("<message> when using run_batch").
+_END_MARKS = re.compile(
+    r"[.!?](?=[ \t])|(?=:[ \t])|(?=[\"\u201d`](?:[\s.,;:!?)]|$))"
+    r"|(?=[ \t]+(?:when|while|after|during|using)[ \t])"
+)
 _QUOTE_CLOSE = {"`": "`", '"': '"', "\u201c": "\u201d"}
 _WORD_START = re.compile(r"(?<=\s)\S")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")

@@ -98,6 +98,16 @@ def test_whole_message_and_segments():
     assert hit("trtllm_mha backend can only be used with non-MLA models.") is None
 
 
+def test_an_issue_titles_clause_after_the_message_ends_a_segment():
+    # "[Bug] <message> when using run_batch": the message, then the writer's own words.
+    index = MatchIndex([entry("a", r"(?:CUDA error: )?device-side assert triggered")])
+    text = "device-side assert triggered when using run_batch"
+    (hit,) = index.search(text)
+    assert (text[hit.start : hit.end], hit.whole) == ("device-side assert triggered", False)
+    # Only those clause words end one: the message must still end where the words begin.
+    assert index.search("device-side assert triggered twice") == []
+
+
 def test_head_clause_before_colon_matches():
     index = MatchIndex([entry("h", r"Failed to load model")])
     (hit,) = index.search("Failed to load model: /models/x")

@@ -58,6 +58,10 @@ PASTES = {
         "stacktrace below might be incorrect.",
         ASSERT,
     ),
+    "assert-title-without-cuda-error": (
+        "[Bug] device-side assert triggered when using run_batch",
+        ASSERT,
+    ),
     "cuda-other-code": ("RuntimeError: CUDA error: invalid device ordinal", CUDA_ANY),
     "nccl-dist-backend-error": (
         "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
