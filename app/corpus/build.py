@@ -56,15 +56,22 @@ def corpus_digest(pins: Pins) -> str:
     ).hexdigest()
 
 
-def _release_draft(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
+def draft_path(release: Release, cache: Path) -> Path:
+    """Where a release's drafts are cached: keyed by the wheel, the drafter's versions and
+    what is scanned (a pins file that narrows `include`, as the tests' do, has its own)."""
     scope = ""
-    if release.exclude:  # what is scanned is part of the key
-        scope = "-" + hashlib.sha256("\n".join(release.exclude).encode()).hexdigest()[:8]
+    if release.include or release.exclude:
+        scanned = "\n".join([*release.include, "\0", *release.exclude])
+        scope = "-" + hashlib.sha256(scanned.encode()).hexdigest()[:8]
     if release.statements:
         scope += f"-s{STATEMENT_VERSION}"
     if release.native:
         scope += f"-n{NATIVE_VERSION}"
-    path = cache / "drafts" / f"{release.sha256[:20]}-v{DRAFTER_VERSION}{scope}.json.gz"
+    return cache / "drafts" / f"{release.sha256[:20]}-v{DRAFTER_VERSION}{scope}.json.gz"
+
+
+def _release_draft(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
+    path = draft_path(release, cache)
     if path.exists():
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             return ReleaseDraft.from_dict(json.load(fh))

@@ -3,11 +3,13 @@ record per raise site, old wordings still match, curated records attach, filters
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app.corpus.catalog import forget
 from tests.conftest import import_envelopes, make_envelope
-from tests.corpus.wheels import small_pins
+from tests.corpus.wheels import sglang_wheel, small_pins
 from tests.helpers import post_match_page
 
 pytestmark = pytest.mark.integration
@@ -583,3 +585,21 @@ def test_an_error_body_the_client_got_finds_the_response_that_sent_it(app, runne
             "matches"
         ]
         assert (first["at"]["filePath"], first["errorMessage"]) == (path, message), text
+
+
+def test_a_narrowed_build_does_not_stand_in_for_the_whole_release(app, runner, tmp_path):
+    """Drafts are cached per wheel and per what is scanned: a pins file that includes one
+    file of a release (as tests write) must not leave its drafts as the whole release's."""
+    cache = tmp_path / "cache"  # empty, but for the wheels: the narrow build drafts first
+    cache.mkdir()
+    (cache / "wheels").symlink_to(sglang_wheel("0.4.3").parent)
+    app.config["ERRATA_CACHE_DIR"] = str(cache)
+    counts = []
+    for name, include in (("narrow", ("sglang/srt/utils.py",)), ("whole", ())):
+        (tmp_path / name).mkdir()
+        pins = small_pins(tmp_path / name, ("0.4.3",), include=include)
+        result = runner.invoke(args=["corpus", "build", "--pins", str(pins), "--no-load"])
+        assert result.exit_code == 0, result.output
+        counts.append(int(re.search(r"corpus \w+: (\d+) raise sites", result.output)[1]))
+    narrow, whole = counts
+    assert 0 < narrow < whole / 10
