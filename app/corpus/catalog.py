@@ -284,6 +284,10 @@ def build_index(session: DbSession) -> MatchIndex:
         )
     )
     functions = {row[0]: row[5] for row in locations}  # the newest release's function
+    lines_at: dict[tuple[str, str], set[int]] = {}
+    for row in locations:
+        if row[3] is not None:
+            lines_at.setdefault((row[0], row[2]), set()).add(row[3])
     spans: dict[str, int] = {}
     for row in locations:
         spans[row[0]] = spans.get(row[0], 0) + 1
@@ -305,6 +309,7 @@ def build_index(session: DbSession) -> MatchIndex:
             spans.get(rid, 0),
             assertions.get(rid),
             context,
+            _other_lines(lines_at, rid, path, line),
         )
         for rid, pattern, cls, path, line, message, is_draft, repo in session.execute(
             select(
@@ -345,9 +350,19 @@ def build_index(session: DbSession) -> MatchIndex:
                 if entry.assertion and message.startswith("assert ")
                 else None,
                 entry.context,
+                _other_lines(lines_at, rid, path, line),
             )
     # Older wordings first: the index keeps the last entry per id as the record's own.
     return MatchIndex([*older.values(), *current])
+
+
+def _other_lines(
+    lines_at: dict[tuple[str, str], set[int]], rid: str, path: str | None, line: int | None
+) -> tuple[int, ...]:
+    found = lines_at.get((rid, path or ""))
+    if not found or found == {line}:
+        return ()
+    return tuple(sorted(found - {line}))
 
 
 _CODE_WORD = re.compile(r"[A-Za-z_]\w+")

@@ -120,6 +120,9 @@ class PatternEntry:
     # A lookup's code words (its excerpt's identifiers and quoted names): a KeyError that
     # quotes a weight's name, with no frame, is told apart by the names it shares.
     context: frozenset[str] = frozenset()
+    # The site's other lines in this file at the other pinned releases (a traceback from
+    # one of them has its frame there); empty when every release has it at `line_number`.
+    lines: tuple[int, ...] = ()
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> PatternEntry:

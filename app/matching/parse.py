@@ -33,7 +33,7 @@ _FRAME = re.compile(r'\s*File "([^"\n]{1,2000})", line (\d{1,9})(?:, in ([^\n]{1
 _CLASS = r"[A-Za-z_]\w{0,200}(?:\.[A-Za-z_<>]\w{0,200}>?){0,30}"
 _EXC_LINE = re.compile(r"(" + _CLASS + r")(?::(?: ([^\n]*))?)?$")
 _RAISE = re.compile(r"raise (" + _CLASS + r")\b")
-_EXC_SUFFIX = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Timeout", "Failure")
+EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Timeout", "Failure")
 # `Class: message` inside prose or quotes: "... error: `ValueError: x`", "\"OSError: y\""
 _INLINE_EXC = re.compile(
     r"(?<![A-Za-z0-9_.])((?:[A-Za-z_]\w{0,100}\.){0,8}[A-Za-z_]\w{0,100}"
@@ -122,7 +122,7 @@ class ParsedError:
 def looks_like_exception_class(name: str) -> bool:
     """True for names such as ValueError, torch.OutOfMemoryError, pkg.mod.SomethingFailed."""
     last = name.rsplit(".", 1)[-1]
-    return last.endswith(_EXC_SUFFIX) or ("." in name and last[:1].isupper())
+    return last.endswith(EXCEPTION_SUFFIXES) or ("." in name and last[:1].isupper())
 
 
 def _indent(s: str) -> int:

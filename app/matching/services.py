@@ -38,6 +38,7 @@ from app.matching.index import (
 )
 from app.matching.naming import file_named, mentions, paste_words
 from app.matching.parse import (
+    EXCEPTION_SUFFIXES,
     ROLE_BODY,
     ROLE_CHAINED,
     ROLE_LAST,
@@ -91,6 +92,7 @@ _ATTRIBUTE_PROTOCOL = frozenset({"__getattr__", "__getattribute__"})
 _NO_ATTRIBUTE = re.compile(r"'([A-Za-z_]\w*)' object has no attribute '([A-Za-z_]\w*)'")
 # A class name retyped by hand (`TransformersForCasualLM`): this close to one that reads it.
 CLASS_NAME_SIMILARITY = 0.9
+MIN_CUT_CLASS = 5  # a class name cut off by the paste's end still names its class
 MAX_ATTRIBUTE_SITES = 20
 MAX_ATTRIBUTE_LOOKUPS = 2  # distinct attributes looked up per paste
 # A method that reads the attribute of an object it holds under the class's name: below
@@ -294,8 +296,15 @@ def class_agreement(parsed: str | None, record: str | None) -> str:
         return CLASS_UNKNOWN
     if parsed == record:
         return CLASS_EXACT
-    if parsed.rsplit(".", 1)[-1] == record.rsplit(".", 1)[-1]:
+    name, recorded = parsed.rsplit(".", 1)[-1], record.rsplit(".", 1)[-1]
+    if name == recorded:
         return CLASS_NAME
+    if (
+        len(name) >= MIN_CUT_CLASS
+        and recorded.startswith(name)
+        and not name.endswith(EXCEPTION_SUFFIXES)
+    ):
+        return CLASS_NAME  # a paste cut off inside the class name: `AssertionErro`
     return CLASS_DIFFERENT
 
 
@@ -337,15 +346,17 @@ def _file_frames(
 
 
 def _nearest(
-    candidates: tuple[_FileFrame, ...], line: int | None
+    candidates: tuple[_FileFrame, ...], line: int | None, lines: tuple[int, ...] = ()
 ) -> tuple[Frame, int | None, str | None, int] | None:
-    """Of a file's frames: most path shared, then nearest the line, then innermost."""
+    """Of a file's frames: most path shared, then nearest the line (or the line the site
+    had at another pinned release, ``lines``: the traceback may be from that one), then
+    innermost."""
     best: tuple[int, int, int] | None = None
     chosen: tuple[Frame, int | None, str | None, int] | None = None
     for shared, pos, frame, function in candidates:
         dist = None
         if frame.line is not None and line is not None:
-            dist = abs(frame.line - line)
+            dist = min(abs(frame.line - at) for at in (line, *lines))
         key = (shared, -(dist if dist is not None else 10**9), pos)
         if best is None or key > best:
             best, chosen = key, (frame, dist, function, shared)
@@ -383,7 +394,9 @@ def _build(
     same_function = False
     whole_path = False
     if entry.file_path and exc.frames:
-        found = _nearest(_file_frames(exc.frames, entry.file_path, memo), entry.line_number)
+        found = _nearest(
+            _file_frames(exc.frames, entry.file_path, memo), entry.line_number, entry.lines
+        )
         if found is not None:
             frame, dist, function, shared = found
             same_function = _same_function(entry.function, function)

@@ -6,8 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from sqlalchemy import select
 
-from app.corpus.catalog import forget
+from app.corpus.catalog import build_index, forget
+from app.corpus.models import RecordLocation
+from app.extensions import db
 from tests.conftest import import_envelopes, make_envelope
 from tests.corpus.wheels import sglang_wheel, small_pins
 from tests.helpers import post_match_page
@@ -603,3 +606,24 @@ def test_a_narrowed_build_does_not_stand_in_for_the_whole_release(app, runner, t
         counts.append(int(re.search(r"corpus \w+: (\d+) raise sites", result.output)[1]))
     narrow, whole = counts
     assert 0 < narrow < whole / 10
+
+
+def test_the_index_holds_each_sites_lines_at_every_pinned_release(app, runner, tmp_path):
+    """A traceback's frame is measured against the line the site had at each release (a
+    traceback from 0.4.3 has 0.4.3's lines), so the index entry keeps them all."""
+    pins = small_pins(tmp_path, ("0.4.3", "0.4.6"))
+    result = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        index = build_index(db.session)
+        rows = db.session.execute(
+            select(RecordLocation.record_id, RecordLocation.file_path, RecordLocation.line_number)
+        ).all()
+    lines: dict[tuple[str, str], set[int]] = {}
+    for record_id, path, line in rows:
+        lines.setdefault((record_id, path), set()).add(line)
+    entries = [e for e in index.entries() if (e.record_id, e.file_path) in lines]
+    assert entries
+    for entry in entries:
+        assert {entry.line_number, *entry.lines} == lines[(entry.record_id, entry.file_path)]
+    assert sum(1 for e in entries if e.lines) > 100  # sites that moved within their file

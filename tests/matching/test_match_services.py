@@ -355,6 +355,10 @@ def test_token_set_search_skips_placeholders():
         ("OutOfMemoryError", "torch.OutOfMemoryError", CLASS_NAME),
         ("RuntimeError", "ValueError", CLASS_DIFFERENT),
         (None, "ValueError", CLASS_UNKNOWN),
+        # A paste cut off inside the class name still names it; a whole name never does.
+        ("AssertionErro", "AssertionError", CLASS_NAME),
+        ("Asse", "AssertionError", CLASS_DIFFERENT),
+        ("ValueError", "ValueErrorWithContext", CLASS_DIFFERENT),
     ],
 )
 def test_class_agreement(parsed, record, expected):
@@ -1331,3 +1335,38 @@ def test_a_paste_naming_many_files_and_classes_reads_only_the_first_few():
     # A hostile paste (thousands of names) answers at once, from its first few.
     hostile = " ".join(f"E{i}Error in x{i}.py" for i in range(20_000))
     assert not match_error(hostile, index).matches
+
+
+def test_a_frame_is_nearest_the_line_a_site_had_at_its_own_release():
+    """A traceback from an older release has its frames at that release's lines: a site
+    that was on the frame's line then (`lines`) comes before one that is nearer now."""
+    path = "python/sglang/srt/model_executor/model_runner.py"
+
+    def site(record_id, message, line, lines=()):
+        return PatternEntry(
+            record_id,
+            re.escape(message),
+            "AssertionError",
+            path,
+            line,
+            message,
+            function="ModelRunner.__init__",
+            lines=lines,
+        )
+
+    index = MatchIndex(
+        [
+            site("pp", "Pipeline Parallel is not compatible with this model.", 514, (426,)),
+            site("dflash", "DFLASH requires target num_hidden_layers in config.", 499),
+        ]
+    )
+    text = (
+        "Traceback (most recent call last):\n"
+        f'  File "/sgl-workspace/sglang/python/sglang/srt/{path[18:]}", line 426, in __init__\n'
+        "    self.support_pp\n"
+        "AssertionErro"
+    )
+    (first, second) = match_error(text, index).matches
+    assert (first.record_id, first.why.line_distance) == ("pp", 0)
+    assert first.why.class_agreement == CLASS_NAME
+    assert (second.record_id, second.why.line_distance) == ("dflash", 73)
