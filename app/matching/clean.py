@@ -66,6 +66,8 @@ MIN_TIMED_LINES = 3
 # before an exception line that follows its frame's source after one space.
 MAX_COLLAPSED_CHARS = 65_536
 _COLLAPSED_CUT = re.compile(r' {2,}(?=\S)|(?<=\S) (?=File ")')
+# A frame after the writer's words on its line ("the sglang error log is:File "...", line 9").
+_PROSE_FRAME = re.compile(r'(?<=[^\s>`*_])[ \t]*(?=File "[^"\n]{1,2000}", line \d)')
 _CLASS_TOKEN = re.compile(r"(?<=[\w)\]}'\"]) ([\w.]{1,200}+):(?= |$)")
 _EXCEPTION_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning")
 
@@ -230,7 +232,7 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
         first = Line(_RAY_REPEATED.sub("", unwrap_emphasis(first.text)), first.prefix)
         expanded = _expand_json_line(first.text)
         if expanded is None:
-            lines.append(first)
+            lines.extend(_after_prose(first))
             continue
         # The marker keeps a message from running on past the JSON value it came from.
         marker = f"{first.prefix}\x00json{number}\x00"
@@ -240,6 +242,14 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
     if _newest_first(lines):
         lines.reverse()
     return lines, truncated
+
+
+def _after_prose(line: Line) -> tuple[Line, ...]:
+    """A frame the writer's words precede on its line, cut from them (past log prefixes)."""
+    found = _PROSE_FRAME.search(line.text) if 'File "' in line.text else None
+    if found is None or TRACEBACK_HEADER in line.text:
+        return (line,)
+    return Line(line.text[: found.start()], line.prefix), Line(line.text[found.end() :], "")
 
 
 def _split_collapsed(lines: list[str]) -> list[str]:

@@ -19,6 +19,9 @@ THIRD_DIR = Path(__file__).parent / "corpus" / "third"
 # A fourth, of errors PyTorch raises in C++ (CUDA out of memory, CUDA runtime errors, the
 # NCCL watchdog, cuBLAS), collected 2026-12-06 before the records for them were written.
 CPP_DIR = Path(__file__).parent / "corpus" / "cpp"
+# A fifth, collected 2026-12-06 (late morning) by a helper that had not seen the matcher,
+# from threads no other set uses, measured before any change for it.
+FIFTH_DIR = Path(__file__).parent / "corpus" / "fifth"
 KINDS = frozenset({"raise", "assert", "implicit", "dependency", "client"})
 REQUIRED = ("source", "kind", "repo", "file")
 

@@ -21,6 +21,7 @@ from app.matching.parse import ROLE_BODY
 from tests.helpers import post_match_page
 from tests.matching.heldout import (
     CPP_DIR,
+    FIFTH_DIR,
     FRESH_DIR,
     KINDS,
     THIRD_DIR,
@@ -31,7 +32,7 @@ from tests.matching.heldout import (
 pytestmark = pytest.mark.unit
 
 HELDOUT = load_cases()
-CASES = HELDOUT + load_cases(FRESH_DIR) + load_cases(THIRD_DIR) + load_cases(CPP_DIR)
+CASES = [*HELDOUT, *(c for d in (FRESH_DIR, THIRD_DIR, CPP_DIR, FIFTH_DIR) for c in load_cases(d))]
 GUARD_DIR = Path(__file__).parent / "corpus" / "guard"
 GUARDS = sorted(GUARD_DIR.glob("*.txt"))
 

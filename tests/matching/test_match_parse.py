@@ -358,6 +358,19 @@ def test_a_body_whose_message_is_its_status_code_is_read_from_its_type():
     assert bodies == ["404", "no such model"]
 
 
+def test_a_frame_after_the_writers_words_on_its_line_is_read():
+    text = (
+        '3. the sglang error log is:File "/usr/lib/python3.10/site-packages/transformers/'
+        'tokenization_utils_fast.py", line 539, in _batch_encode_plus\n'
+        "    encodings = self._tokenizer.encode_batch(\n"
+        "TypeError: TextEncodeInput must be Union[TextInputSequence, Tuple[InputSequence, "
+        "InputSequence]]"
+    )
+    (exc,) = parse_error(text).exceptions
+    assert exc.error_class == "TypeError"
+    assert [(f.line, f.function) for f in exc.frames] == [(539, "_batch_encode_plus")]
+
+
 def test_a_servers_error_and_fastapis_detail_bodies_are_read():
     # A string under "error" (sglang's API-key middleware) or "detail" (FastAPI's
     # HTTPException); OpenAI's "error" object is read through its "message".
