@@ -31,7 +31,7 @@ ROOT = HERE.parents[1]
 COMPOSE_FILES = [ROOT / "docker-compose.yml", ROOT / "docker-compose.local.yml"]
 # First start builds the image and the sglang env (~6 GB): minutes, not seconds.
 READY_TIMEOUT_S = float(os.environ.get("ERRATA_DOCKER_READY_TIMEOUT", "600"))
-# The one record of data/records/ (harnessed in data/harnesses.json).
+# The seed record of data/records/ (harnessed in data/harnesses.json).
 SEED = "1760fbb64ae487e4"
 
 
