@@ -169,6 +169,8 @@ def main() -> None:
         "sent: the warm-up gets a disjoint set), so no answer comes from a worker's memo",
     )
     args = parser.parse_args()
+    if not os.access(WRK, os.X_OK):
+        parser.error(f"{WRK} not found: install wrk (apt-get install wrk)")
     payloads = bodies(args.db, args.bodies * (2 if args.distinct else 1), args.seed)
     warm_payloads = payloads
     if args.distinct:
