@@ -284,13 +284,12 @@ def build_index(session: DbSession) -> MatchIndex:
         )
     )
     functions = {row[0]: row[5] for row in locations}  # the newest release's function
-    lines_at: dict[tuple[str, str], set[int]] = {}
-    for row in locations:
-        if row[3] is not None:
-            lines_at.setdefault((row[0], row[2]), set()).add(row[3])
     spans: dict[str, int] = {}
+    lines_at: dict[tuple[str, str], set[int]] = {}  # (id, file) -> its lines at any release
     for row in locations:
         spans[row[0]] = spans.get(row[0], 0) + 1
+        if row[3] is not None:
+            lines_at.setdefault((row[0], row[2]), set()).add(row[3])
     statements = _statements(session)
     assertions = _assertions(session)
     current = [
@@ -359,6 +358,7 @@ def build_index(session: DbSession) -> MatchIndex:
 def _other_lines(
     lines_at: dict[tuple[str, str], set[int]], rid: str, path: str | None, line: int | None
 ) -> tuple[int, ...]:
+    """The site's lines in this file at the other pinned releases, but for ``line``."""
     found = lines_at.get((rid, path or ""))
     if not found or found == {line}:
         return ()
