@@ -196,7 +196,7 @@ def _exception_class(exc: ast.expr) -> tuple[str, ast.Call] | None:
 
 # Keywords that carry an exception's message: `detail` is FastAPI's and Starlette's
 # `HTTPException(status_code=..., detail="...")`, whose text the client's body carries.
-MESSAGE_KEYWORDS = ("msg", "message", "detail")
+_RAISE_MESSAGE_KEYWORDS = ("msg", "message", "detail")
 
 
 def is_status(arg: ast.expr) -> bool:
@@ -219,7 +219,7 @@ def message_arg(call: ast.Call) -> ast.expr | None:
 
 
 def _message_keyword(call: ast.Call) -> ast.expr | None:
-    return next((k.value for k in call.keywords if k.arg in MESSAGE_KEYWORDS), None)
+    return next((k.value for k in call.keywords if k.arg in _RAISE_MESSAGE_KEYWORDS), None)
 
 
 def bind_arguments(params: tuple[str, ...], call: ast.Call) -> dict[str, ast.expr]:

@@ -356,7 +356,9 @@ def _nearest(
     for shared, pos, frame, function in candidates:
         dist = None
         if frame.line is not None and line is not None:
-            dist = min(abs(frame.line - at) for at in (line, *lines))
+            dist = abs(frame.line - line)
+            if lines:
+                dist = min(dist, *(abs(frame.line - at) for at in lines))
         key = (shared, -(dist if dist is not None else 10**9), pos)
         if best is None or key > best:
             best, chosen = key, (frame, dist, function, shared)
