@@ -28,11 +28,11 @@ class History:
     moved_in: tuple[str, ...]
     reworded: tuple[tuple[str, str], ...]  # (release, wording before it)
 
-    def summary(self) -> str:
+    def summary(self, verb: str = "raised") -> str:
         """E.g. "raised in 0.4.6 – 0.5.23; moved in 0.5.5; message reworded in 0.5.17
-        (before: ...)"."""
+        (before: ...)"; `verb` is "logged" for a message written to the error log."""
         span = self.first if self.first == self.last else f"{self.first} – {self.last}"
-        parts = [f"raised in {span}"]
+        parts = [f"{verb} in {span}"]
         if self.moved_in:
             parts.append("moved in " + ", ".join(self.moved_in))
         for release, before in self.reworded:

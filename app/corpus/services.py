@@ -11,6 +11,7 @@ from sqlalchemy import select
 from app.corpus.history import History, Location, history
 from app.corpus.models import RecordLocation, RecordSite
 from app.db import DbSession
+from app.drafts.scan import FORM_LOGGED
 
 DERIVED_LABEL = "derived from the code (machine-extracted, not curated)"
 
@@ -44,11 +45,16 @@ class SiteView:
     locations: tuple[Location, ...]
     history: History | None
 
+    @property
+    def verb(self) -> str:
+        """What the site does with its message: "logged" for the error log, else "raised"."""
+        return "logged" if self.why.form == FORM_LOGGED else "raised"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "package": self.package,
             "machineExtracted": True,
-            "summary": None if self.history is None else self.history.summary(),
+            "summary": None if self.history is None else self.history.summary(self.verb),
             "releases": None
             if self.history is None
             else {"first": self.history.first, "last": self.history.last},

@@ -82,7 +82,19 @@ STATEMENT_FORMS = (
 # A message the server reports to the client instead of raising it (an abort, an error
 # response, an `error_msg` it returns): what the client's error body carries.
 FORM_REPORTED = "reported"
-DRAFTED_WITH_STATEMENTS = (*STATEMENT_FORMS, FORM_REPORTED)
+# A message the package writes to its error log (`logger.error(...)`, `logger.exception`,
+# `logger.critical`): what a user pastes from the server's log when no exception line
+# follows it (`Rank 0 scheduler is dead.`, `Received sigquit from a child process.`).
+FORM_LOGGED = "logged"
+DRAFTED_WITH_STATEMENTS = (*STATEMENT_FORMS, FORM_REPORTED, FORM_LOGGED)
+# The class a logged record carries: the logging level it was written at, not an exception.
+LOGGED_CLASSES = {
+    "error": "logging.ERROR",
+    "exception": "logging.ERROR",
+    "critical": "logging.CRITICAL",
+    "fatal": "logging.CRITICAL",
+}
+_LOGGER_NAME = re.compile(r"(?:\w+\.)*_?(?:logger|logging|log)")
 REPORTED_CLASS = "BadRequestError"  # what sglang's OpenAI server calls an aborted request
 _REPORTERS = frozenset(
     {
@@ -440,6 +452,7 @@ class _Scanner:
             elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr):
                 self._lookup(stmt, func, conds)
                 self._reported(stmt, func, conds)
+                self._logged(stmt, func, conds)
                 self._calls(stmt, func, conds)
                 self._enum_lookups(stmt, func, conds)
             elif isinstance(stmt, ast.Return):
@@ -809,6 +822,28 @@ class _Scanner:
                 # Raised later (`raise X(error_msg)`) it is a raise site, not a report.
                 self._pending.append((func.name, variable, len(self.statements)))
             self._statement(stmt, REPORTED_CLASS, parts, FORM_REPORTED, func, conds, on_line=False)
+
+    def _logged(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
+        """`logger.error("msg %s", x)`, `logging.exception(f"...")`: a message written to the
+        error log at error level or above, with its lazy `%` arguments."""
+        node = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            return
+        cls = LOGGED_CLASSES.get(node.func.attr)
+        if cls is None or not node.args or not _LOGGER_NAME.fullmatch(_name(node.func.value)):
+            return
+        arg = node.args[0]
+        if isinstance(arg, ast.Name):
+            return  # a message variable: its assignment is the site (_reported)
+        if len(node.args) > 1 and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            # The logging module formats `msg % args` when the record is written.
+            arg = ast.BinOp(arg, ast.Mod(), ast.Tuple(list(node.args[1:]), ast.Load()))
+        raw = message_parts(self._inline(arg, stmt.lineno, func))
+        parts = normalise(raw) if raw else ()
+        literal = sum(len(p.strip()) for p in parts if isinstance(p, str))
+        if not has_literal_text(parts) or literal < MIN_REPORTED_CHARS:
+            return
+        self._statement(stmt, cls, parts, FORM_LOGGED, func, conds, on_line=False)
 
     def _calls(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """Calls whose arguments the interpreter checks against the callee: a kernel

@@ -996,6 +996,17 @@ class MatchIndex:
         """Entries raised in a file of this name (`kimik2_detector.py`), in any folder."""
         return [self._entries[i] for i in self._by_name.get(name, ())]
 
+    def only_file_named(self, name: str) -> str | None:
+        """The one file (its last two components) of this name the entries are raised in,
+        or None when no folder or several have one."""
+        found = None
+        for idx in self._by_name.get(name, ()):
+            key = self._file_keys[idx]
+            if found is not None and key != found:
+                return None
+            found = key
+        return found
+
     def in_moved_file(self, path: str, function: str) -> list[PatternEntry]:
         """Entries of ``function`` in a file of the same name as the frame's, elsewhere in the
         same package (the frame's path holds the entry's package folder and the one below

@@ -22,7 +22,7 @@ import builtins
 import re
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from functools import lru_cache, partial
 from typing import Any, Final, NamedTuple
@@ -89,7 +89,8 @@ _TIER = {
     KIND_TEXT: 0,
 }
 _ATTRIBUTE_PROTOCOL = frozenset({"__getattr__", "__getattribute__"})
-_NO_ATTRIBUTE = re.compile(r"'([A-Za-z_]\w*)' object has no attribute '([A-Za-z_]\w*)'")
+# The attribute's closing quote may be lost where the paste was cut (`... attribute 'executor`).
+_NO_ATTRIBUTE = re.compile(r"'([A-Za-z_]\w*)' object has no attribute '([A-Za-z_]\w*)(?:'|\Z)")
 # A class name retyped by hand (`TransformersForCasualLM`): this close to one that reads it.
 CLASS_NAME_SIMILARITY = 0.9
 MIN_CUT_CLASS = 5  # a class name cut off by the paste's end still names its class
@@ -1278,6 +1279,31 @@ def _most_likely(
     return kept
 
 
+# What a writer puts for the folders they cut from a frame's path (`.../backend.py`).
+_ELIDED = frozenset({"...", "…", "[...]"})
+
+
+def _unelided(parsed: ParsedError, index: MatchIndex) -> ParsedError:
+    """Frames whose folders the writer cut (`File ".../flashattention_backend.py"`) read as
+    the one file of that name the catalog knows; a name several folders have stays cut."""
+    if not any(_is_elided(f.file) for e in parsed.exceptions for f in e.frames):
+        return parsed
+    exceptions = []
+    for exc in parsed.exceptions:
+        frames = []
+        for frame in exc.frames:
+            parts = path_parts(frame.file)
+            known = index.only_file_named(parts[-1]) if _is_elided(frame.file) else None
+            frames.append(replace(frame, file=known) if known else frame)
+        exceptions.append(replace(exc, frames=tuple(frames)))
+    return replace(parsed, exceptions=tuple(exceptions))
+
+
+def _is_elided(path: str) -> bool:
+    parts = path_parts(path)
+    return len(parts) >= 2 and parts[-2] in _ELIDED
+
+
 def match_parsed(
     parsed: ParsedError,
     index: MatchIndex,
@@ -1288,6 +1314,7 @@ def match_parsed(
 ) -> MatchResult:
     """Rank records for an already parsed error; `readers` finds the methods that read an
     attribute of `self` (frameless `'Cls' object has no attribute 'x'`)."""
+    pasted, parsed = parsed, _unelided(parsed, index)
     scored: dict[str, _Item] = {}
     memo: _Memo = {}
     budget = VerifyBudget.start()
@@ -1379,7 +1406,7 @@ def match_parsed(
     unworded = bool(matches) and _is_unworded(index.get(matches[0].record_id))
     count = sum(1 for m in matches if m.why.kind == kind)
     answer = _answer(parsed, kind, count, frame, cut, unworded)
-    return MatchResult(matches, fallback, parsed, answer, budget.exceeded)
+    return MatchResult(matches, fallback, pasted, answer, budget.exceeded)
 
 
 def match_error(

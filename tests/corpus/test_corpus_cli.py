@@ -277,6 +277,24 @@ def test_a_message_reported_to_the_client_matches_when_cut_off(built, client):
     assert record["site"]["whyFired"]["function"] == "validate_input_length"
 
 
+def test_a_line_of_the_error_log_finds_the_call_that_logged_it(built, client):
+    """No exception line: what the launch wrote to its log when a scheduler died."""
+    text = (
+        "[2025-03-01 10:00:00] Rank 0 scheduler is dead. Please check if there are relevant "
+        "logs.\n[2025-03-01 10:00:01] Exit code: -9"
+    )
+    top = _top(client, text)["matches"][0]
+    assert top["errorMessage"] == (
+        "Rank {i} scheduler is dead. Please check if there are relevant logs."
+    )
+    assert top["errorClass"] == "logging.ERROR"
+    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    assert record["site"]["whyFired"]["form"] == "logged"
+    assert record["site"]["summary"].startswith("logged in 0.4.3 – 0.4.6")
+    page = client.get(f"/records/{top['id']}").get_data(as_text=True)
+    assert "Logged at" in page and "Raised at" not in page
+
+
 def test_a_message_a_helper_raises_and_a_kernel_call_answer_through_the_api(built, client):
     """A message passed to `assert_pkg_version` is raised in srt/utils.py; a flashinfer
     wrapper built with another signature fails at sglang's call."""

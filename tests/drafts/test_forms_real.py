@@ -10,7 +10,7 @@ from app.drafts.records import instantiate, message_pattern
 from app.drafts.scan import FORMS, raise_sites, scan
 from app.drafts.services import parse_source
 from app.drafts.sources import iter_python_files
-from app.matching import MatchIndex, PatternEntry
+from app.matching import MatchIndex, PatternEntry, parse_error
 from tests.corpus.wheels import pinned_wheel, sglang_wheel
 
 pytestmark = pytest.mark.integration
@@ -146,6 +146,7 @@ def statements():
             "import",
             "lookup",
             "reported",
+            "logged",
             "call",
             "keyword twice",
             "keywords from a mapping",
@@ -262,6 +263,40 @@ def test_a_call_of_a_kernel_package_is_a_site_of_its_signature_errors(statements
         s["form"] == "call" and s["message"].startswith(("print(", "getattr("))
         for s in sites.values()
     )
+
+
+def test_a_message_written_to_the_error_log_is_a_site(statements):
+    """What a user pastes from the server's log when no exception line follows: the
+    launch's `Rank 0 scheduler is dead`, a `logger.error` with lazy `%` arguments, and a
+    `logger.exception` worded across lines; a message variable or a bare exception is not."""
+    _, sites = statements
+    engine = "python/sglang/srt/entrypoints/engine.py"
+    dead = sites[(engine, 436)]
+    assert (dead["form"], dead["cls"], dead["function"]) == (
+        "logged",
+        "logging.ERROR",
+        "_launch_subprocesses",
+    )
+    assert dead["message"] == "Rank {i} scheduler is dead. Please check if there are relevant logs."
+    index = MatchIndex([PatternEntry("d", dead["pattern"], dead["cls"])])
+    pasted = (
+        "[2025-03-01 10:00:00] Rank 0 scheduler is dead. Please check if there are relevant logs."
+    )
+    (logged,) = parse_error(pasted).exceptions  # the log line's prefix is not its message
+    assert any(h.whole for h in index.search(logged.message))
+    sigquit = sites[(engine, 330)]
+    assert sigquit["function"] == "_set_envs_and_config.sigquit_handler"
+    weights = "python/sglang/srt/model_loader/weight_utils.py"
+    assert sites[(weights, 766)]["message"] == "File or directory '{filename}' not found."
+    nvlink = "python/sglang/srt/distributed/device_communicators/custom_all_reduce.py"
+    assert sites[(nvlink, 75)]["message"] == (
+        "NVLink detection failed. This is normal if your machine has no NVLink equipped."
+    )
+    http = "python/sglang/srt/entrypoints/http_server.py"
+    warmup = sites[(http, 558)]
+    assert warmup["message"] == "Initialization failed. warmup error: {last_traceback}"
+    # `logger.exception(e)` has no text of its own, `f"Error: {e}"` too little to tell.
+    assert (http, 141) not in sites and (http, 198) not in sites
 
 
 def test_a_message_reported_after_its_status_is_the_bodys_type(statements):

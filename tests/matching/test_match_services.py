@@ -734,6 +734,37 @@ def test_a_frame_with_the_records_whole_path_outranks_a_same_named_file_elsewher
     assert [m.record_id for m in ranked] == ["srt", "gen"]
 
 
+def test_a_frame_whose_folders_the_writer_cut_reads_as_the_one_file_of_its_name():
+    """`File ".../flashattention_backend.py"`: one file of that name is known, so the frame
+    is in it; a name two folders have (`utils.py`) stays unknown."""
+    entries = [
+        PatternEntry(
+            "fa",
+            r"assert not get_global_server_args\(\)\.disable_chunked_prefix_cache",
+            "AssertionError",
+            "python/sglang/srt/layers/attention/flashattention_backend.py",
+            830,
+            "assert not get_global_server_args().disable_chunked_prefix_cache",
+            function="FlashAttentionBackend.forward_extend",
+        ),
+        *(
+            PatternEntry(f"u{k}", r"bad value", "ValueError", f"python/sglang/{d}/utils.py", 10)
+            for k, d in enumerate(("srt", "lang"))
+        ),
+    ]
+    text = (
+        'File ".../flashattention_backend.py", line 832, in forward_extend\n'
+        "    assert not get_global_server_args().disable_chunked_prefix_cache\n"
+        "AssertionError"
+    )
+    result = match_error(text, MatchIndex(entries))
+    assert [m.record_id for m in result.matches][:1] == ["fa"]
+    assert result.matches[0].why.frame is not None
+    assert result.parsed.exceptions[0].frames[0].file == ".../flashattention_backend.py"
+    ambiguous = 'File "…/utils.py", line 10, in check\n    x()\nKeyError: 3'
+    assert not match_error(ambiguous, MatchIndex(entries)).matches
+
+
 def test_the_pastes_own_words_naming_a_file_break_a_tie():
     """One call in several files raises the same TypeError; the title names the model."""
     entries = [
@@ -1042,6 +1073,9 @@ def test_a_frameless_missing_attribute_finds_the_methods_that_read_it():
     # A class name retyped by hand still finds the class that reads it.
     retyped = "AttributeError: 'TransformersForCasualLM' object has no attribute 'tp_size'"
     assert match_error(retyped, ATTRIBUTE_INDEX, readers=_readers).matches[0].record_id == "tp"
+    # The paste cut off before the attribute's closing quote.
+    cut = "AttributeError: 'TransformersForCasualLM' object has no attribute 'tp_size"
+    assert match_error(cut, ATTRIBUTE_INDEX, readers=_readers).matches[0].record_id == "tp"
     # With a frame, the frames answer; without the lookup, nothing changes.
     framed = (
         "Traceback (most recent call last):\n"
