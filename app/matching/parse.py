@@ -22,6 +22,10 @@ ROLE_LAST = "last"
 ROLE_CHAINED = "chained"
 ROLE_PLAIN = "plain"
 ROLE_BODY = "body"
+# Text beside a traceback (log lines, a kernel's assert lines): ranked below anything the
+# traceback's own exceptions match.
+ROLE_CONTEXT = "context"
+MAX_CONTEXT = 4  # exceptions read from the text beside a traceback, its whole text last
 MAX_BODIES = 8
 
 GROUP_HEADER = "Exception Group Traceback (most recent call last):"
@@ -228,15 +232,21 @@ def _class_from_source(cls: str | None, frames: list[Frame]) -> str | None:
     return m.group(1) if m else None
 
 
-def _parse_tracebacks(lines: list[Line]) -> list[list[tuple[str | None, str, tuple[Frame, ...]]]]:
-    """Group traceback blocks into chains (root cause first)."""
+def _parse_tracebacks(
+    lines: list[Line],
+) -> tuple[list[list[tuple[str | None, str, tuple[Frame, ...]]]], list[Line]]:
+    """Group traceback blocks into chains (root cause first); also the lines outside them."""
     chains: list[list[tuple[str | None, str, tuple[Frame, ...]]]] = []
+    outside: list[Line] = []
     chained_next = False
     i = 0
     while i < len(lines):
         s = lines[i].text
         headerless = TRACEBACK_HEADER not in s and _FRAME.match(s) is not None
         if TRACEBACK_HEADER in s or headerless:
+            before = s.split(TRACEBACK_HEADER, 1)[0].strip() if not headerless else ""
+            if before:  # `[TP0] Scheduler hit an exception: Traceback (most recent ...`
+                outside.append(Line(before, lines[i].prefix))
             cls, message, frames, i = _read_block(lines, i, headerless=headerless)
             if chained_next and chains:
                 chains[-1].append((cls, message, frames))
@@ -247,10 +257,11 @@ def _parse_tracebacks(lines: list[Line]) -> list[list[tuple[str | None, str, tup
         stripped = s.strip()
         if stripped in CHAIN_SEPARATORS:
             chained_next = True
-        elif stripped and chained_next and not stripped.startswith("```"):
+        elif stripped and not stripped.startswith("```"):
             chained_next = False
+            outside.append(lines[i])
         i += 1
-    return chains
+    return chains, outside
 
 
 def _plain(lines: list[Line]) -> list[ParsedException]:
@@ -404,7 +415,8 @@ def parse_error(raw: str | bytes) -> ParsedError:
     text = "\n".join(line.text for line in lines)[-MAX_PLAIN_CHARS:]
     exceptions: list[ParsedException] = []
     seen: set[tuple[str | None, str, str]] = set()
-    for chain in _parse_tracebacks(lines):
+    chains, outside = _parse_tracebacks(lines)
+    for chain in chains:
         for pos, (cls, message, frames) in enumerate(chain):
             if len(chain) == 1 or pos == len(chain) - 1:
                 role = ROLE_LAST
@@ -427,6 +439,16 @@ def parse_error(raw: str | bytes) -> ParsedError:
         if not exceptions and frames:
             cls = _class_from_source(None, list(frames))
             exceptions = [ParsedException(cls, "", frames, ROLE_LAST)]
+    elif exceptions and outside:
+        # A log line or a kernel's assert beside the traceback: matched too, below it.
+        context = _plain(outside)
+        if len(context) > MAX_CONTEXT:
+            context = [*context[: MAX_CONTEXT - 1], context[-1]]
+        for exc in context:
+            key = (exc.error_class, exc.message, ROLE_CONTEXT)
+            if (exc.error_class, exc.message, ROLE_LAST) not in seen and key not in seen:
+                seen.add(key)
+                exceptions.append(ParsedException(exc.error_class, exc.message, (), ROLE_CONTEXT))
     if not exceptions:
         exceptions = _plain(lines)
     origin = _cpp_origin(lines)
@@ -447,6 +469,13 @@ def parse_error(raw: str | bytes) -> ParsedError:
                 known.add(message)
                 exceptions.append(ParsedException(None, message, exc.frames, ROLE_BODY))
     # The last exception and the root cause are what users mean; intermediates follow.
-    order = {ROLE_LAST: 0, ROLE_BODY: 1, ROLE_ROOT: 2, ROLE_PLAIN: 3, ROLE_CHAINED: 4}
+    order = {
+        ROLE_LAST: 0,
+        ROLE_BODY: 1,
+        ROLE_ROOT: 2,
+        ROLE_PLAIN: 3,
+        ROLE_CHAINED: 4,
+        ROLE_CONTEXT: 5,
+    }
     exceptions.sort(key=lambda e: order[e.role])
     return ParsedError(tuple(exceptions), text, truncated)

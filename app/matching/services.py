@@ -41,6 +41,7 @@ from app.matching.parse import (
     EXCEPTION_SUFFIXES,
     ROLE_BODY,
     ROLE_CHAINED,
+    ROLE_CONTEXT,
     ROLE_LAST,
     ROLE_PLAIN,
     ROLE_ROOT,
@@ -76,7 +77,15 @@ CLASS_NAME = "name"
 CLASS_DIFFERENT = "different"
 CLASS_UNKNOWN = "unknown"
 _CLASS_LEVEL = {CLASS_EXACT: 2, CLASS_NAME: 1, CLASS_UNKNOWN: 0, CLASS_DIFFERENT: 0}
-_ROLE_ORDER = {ROLE_LAST: 0, ROLE_BODY: 1, ROLE_ROOT: 2, ROLE_PLAIN: 3, ROLE_CHAINED: 4}
+_ROLE_ORDER = {
+    ROLE_LAST: 0,
+    ROLE_BODY: 1,
+    ROLE_ROOT: 2,
+    ROLE_PLAIN: 3,
+    ROLE_CHAINED: 4,
+    ROLE_CONTEXT: 5,
+}
+CONTEXT_TIER = 100  # above every tier: a context item sorts after all the others
 _TIER = {
     KIND_STATEMENT: 3,
     KIND_PATTERN: 3,
@@ -481,7 +490,8 @@ def _build(
         cut,
     )
     key = (
-        -tier[0],
+        # Text beside the traceback ranks below anything its exceptions match.
+        -tier[0] + (CONTEXT_TIER if exc.role == ROLE_CONTEXT else 0),
         -tier[1],
         -_CLASS_LEVEL[agreement],
         2 if frame is None else int(not whole_path),

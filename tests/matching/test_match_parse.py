@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from app.matching.parse import (
     ROLE_BODY,
     ROLE_CHAINED,
+    ROLE_CONTEXT,
     ROLE_LAST,
     ROLE_PLAIN,
     ROLE_ROOT,
@@ -22,6 +23,11 @@ def by_role(parsed, role):
     return [e for e in parsed.exceptions if e.role == role]
 
 
+def own(parsed):
+    """The exceptions of the paste's tracebacks, not what the text beside them says."""
+    return [e for e in parsed.exceptions if e.role != ROLE_CONTEXT]
+
+
 def test_plain_message_with_and_without_class():
     only = parse_error(f"ValueError: {SEED}").exceptions
     assert [(e.error_class, e.message, e.role) for e in only] == [("ValueError", SEED, ROLE_PLAIN)]
@@ -31,7 +37,7 @@ def test_plain_message_with_and_without_class():
 
 def test_tp0_prefixed_traceback(samples):
     parsed = parse_error(samples.TP0_TRACEBACK)
-    (exc,) = parsed.exceptions
+    exc, *beside = parsed.exceptions
     assert exc.role == ROLE_LAST
     assert exc.error_class == "ValueError"
     assert exc.message == SEED  # the later "Received sigquit" log line is not absorbed
@@ -41,6 +47,13 @@ def test_tp0_prefixed_traceback(samples):
     assert last.function == "create_trtllm_mla_backend"
     assert last.source == 'raise ValueError("trtllm_mla backend can only be used with MLA models.")'
     assert exc.frames[0].source.startswith("scheduler = Scheduler(")  # caret line skipped
+    # The lines beside the traceback are read too, last: the log's words before its header
+    # and the line after it.
+    assert [e.role for e in beside] == [ROLE_CONTEXT]
+    assert beside[0].message == (
+        "Scheduler hit an exception:\n"
+        "Received sigquit from a child process. It usually means the child failed."
+    )
 
 
 def test_direct_cause_chain_gives_root_and_last(samples):
@@ -76,13 +89,13 @@ def test_multiline_message(samples):
 
 
 def test_markdown_fenced_traceback_in_issue_body(samples):
-    (exc,) = parse_error(samples.ISSUE_BODY).exceptions
+    (exc,) = own(parse_error(samples.ISSUE_BODY))
     assert (exc.error_class, exc.message) == ("ValueError", SEED)
     assert exc.frames[-1].line == 75
 
 
 def test_json_log_line_with_escaped_traceback(samples):
-    (exc,) = parse_error(samples.JSON_LOG).exceptions
+    (exc,) = own(parse_error(samples.JSON_LOG))
     assert (exc.error_class, exc.message) == ("ValueError", SEED)
     assert exc.frames[-1].function == "create_trtllm_mla_backend"
 
@@ -91,7 +104,7 @@ def test_json_message_does_not_run_into_the_next_log_line(samples):
     text = (
         "web-1  | " + samples.JSON_LOG.replace('\\n"}', '"}') + 'web-1  | {"msg": "GET /health"}\n'
     )
-    (exc,) = parse_error(text).exceptions
+    (exc,) = own(parse_error(text))
     assert exc.message == SEED
 
 
@@ -102,7 +115,7 @@ def test_ansi_colours_and_crlf(samples):
 
 
 def test_compose_and_logging_prefixes(samples):
-    (exc,) = parse_error(samples.COMPOSE).exceptions
+    (exc,) = own(parse_error(samples.COMPOSE))
     assert (exc.error_class, exc.message) == ("ValueError", SEED)
     assert exc.frames[0].file.endswith("/a.py")
 
@@ -366,7 +379,7 @@ def test_a_frame_after_the_writers_words_on_its_line_is_read():
         "TypeError: TextEncodeInput must be Union[TextInputSequence, Tuple[InputSequence, "
         "InputSequence]]"
     )
-    (exc,) = parse_error(text).exceptions
+    (exc,) = own(parse_error(text))
     assert exc.error_class == "TypeError"
     assert [(f.line, f.function) for f in exc.frames] == [(539, "_batch_encode_plus")]
 
