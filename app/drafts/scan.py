@@ -95,6 +95,12 @@ LOGGED_CLASSES = {
     "fatal": "logging.CRITICAL",
 }
 _LOGGER_NAME = re.compile(r"(?:\w+\.)*_?(?:logger|logging|log)")
+# A logged message that ends with the caught exception or its traceback (`f"Error in
+# request: {e}"`) wraps another error: that error's own site is the answer, not the log.
+_WRAPPED = re.compile(
+    r"(?:str|repr)?\(?(?:\w+\.)?(?:e|ex|exc|err|error|exception|tb|\w*traceback\w*|\w*format_exc)"
+    r"(?:\(\))?\)?"
+)
 REPORTED_CLASS = "BadRequestError"  # what sglang's OpenAI server calls an aborted request
 _REPORTERS = frozenset(
     {
@@ -842,6 +848,8 @@ class _Scanner:
         parts = normalise(raw) if raw else ()
         literal = sum(len(p.strip()) for p in parts if isinstance(p, str))
         if not has_literal_text(parts) or literal < MIN_REPORTED_CHARS:
+            return
+        if isinstance(parts[-1], Placeholder) and _WRAPPED.fullmatch(parts[-1].name):
             return
         self._statement(stmt, cls, parts, FORM_LOGGED, func, conds, on_line=False)
 

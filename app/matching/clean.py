@@ -30,6 +30,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = tuple(
         r"[A-Za-z0-9][\w.-]{0,100} {1,40}\| ?",
         # sglang: "[2026-12-01 09:14:03 TP0] ", "[2026-12-01 09:14:03 DP0 TP1] ", "[...Z] "
         r"\[" + _TS + r"Z?(?: [^\]\n]{0,80})?\] ?",
+        # sglang's diffusion server (multimodal_gen), no year: "[12-11 17:52:52] "
+        r"\[\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?: [^\]\n]{0,80})?\] ?",
         # logging: "2026-12-01 09:14:03,123 - name - ERROR - "
         _TS + r" - [^\n]{0,200}? - " + _LEVEL + r" - ",
         # vllm style: "ERROR 12-01 09:14:03 [file.py:12] "

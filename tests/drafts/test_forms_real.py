@@ -292,11 +292,11 @@ def test_a_message_written_to_the_error_log_is_a_site(statements):
     assert sites[(nvlink, 75)]["message"] == (
         "NVLink detection failed. This is normal if your machine has no NVLink equipped."
     )
+    # `logger.exception(e)` has no text of its own, `f"Error: {e}"` too little to tell, and
+    # `f"Initialization failed. warmup error: {last_traceback}"` wraps another error, whose
+    # own site is the answer.
     http = "python/sglang/srt/entrypoints/http_server.py"
-    warmup = sites[(http, 558)]
-    assert warmup["message"] == "Initialization failed. warmup error: {last_traceback}"
-    # `logger.exception(e)` has no text of its own, `f"Error: {e}"` too little to tell.
-    assert (http, 141) not in sites and (http, 198) not in sites
+    assert not {(http, 141), (http, 198), (http, 558)} & set(sites)
 
 
 def test_a_message_reported_after_its_status_is_the_bodys_type(statements):

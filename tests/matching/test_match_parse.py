@@ -490,3 +490,10 @@ def test_a_cpp_raise_site_is_the_innermost_frame():
     qualified = parse_error("Exception raised from a::B::f at x.cpp:7").exceptions[0]
     assert qualified.frames[-1].function == "f"
     assert not parse_error("Exception raised from nowhere in particular").exceptions[0].frames
+
+
+def test_the_diffusion_servers_log_prefix_is_not_the_message():
+    """sglang's diffusion server stamps its lines without the year: `[12-11 17:52:52] `."""
+    line = "[12-11 17:52:52] Rank 0 scheduler is dead. Please check if there are relevant logs."
+    (exc,) = parse_error(line).exceptions
+    assert exc.message == line.split("] ", 1)[1]
