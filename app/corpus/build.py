@@ -132,18 +132,21 @@ def _line(
         path=latest["path"],
         source_lines=lines,
         analyzed_at=ANALYZED_AT,
+        link_path=release.link_path(latest["path"]),
     )
     record["id"] = rid
     return record
 
 
-def _locations(chain: Chain, tags: dict[str, str], repo: str) -> list[dict[str, Any]]:
+def _locations(chain: Chain, tags: dict[str, str], release: Release) -> list[dict[str, Any]]:
+    repo = release.repo
     return [
         {
             "release": version,
             "path": site["path"],
             "line": site["line"],
-            "url": f"https://github.com/{repo}/blob/{tags[version]}/{site['path']}#L{site['line']}",
+            "url": f"https://github.com/{repo}/blob/{tags[version]}/"
+            f"{release.link_path(site['path'])}#L{site['line']}",
             "function": site["function"],
             "message": site["message"],
             "pattern": site["pattern"],
@@ -191,7 +194,7 @@ def _package_lines(
                         {r for _release, site in chain.locations for r in site.get("selfReads", ())}
                     ),
                 },
-                "locations": _locations(chain, tags, repo),
+                "locations": _locations(chain, tags, releases[0]),
             }
 
 

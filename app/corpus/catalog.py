@@ -226,24 +226,26 @@ def build_catalog(session: DbSession) -> Catalog:
         )
     ):
         solutions.setdefault(record_id, []).append(text)
-    sites, bases = _site_facts(session)
+    sites, bases, links = _site_facts(session)
     index = build_index(session)
     default_text_search(index)  # built now, not on the first request that falls back
     classes: dict[str, tuple[str, ...]] = {}
     for name, parents in session.execute(select(ExceptionClassDef.name, ExceptionClassDef.bases)):
         classes[name] = tuple(parents)
-    frames = FrameIndex.build(sites, bases)
+    frames = FrameIndex.build(sites, bases, links)
     return Catalog(index, solutions, sites=sites, classes=classes, frames=frames)
 
 
 def _site_facts(
     session: DbSession,
-) -> tuple[dict[str, SiteFacts], dict[tuple[str, str], str]]:
-    """Each record's facts, and each (repo, release)'s GitHub `.../blob/<tag>/` prefix."""
+) -> tuple[dict[str, SiteFacts], dict[tuple[str, str], str], dict[str, str]]:
+    """Each record's facts, each (repo, release)'s GitHub `.../blob/<tag>/` prefix, and
+    the repository path of each file whose link is not its own path."""
     records = list(session.execute(select(Record.id, Record.repo, Record.is_draft)))
     repos = {rid: repo for rid, repo, _ in records}
     located: dict[str, list[Location]] = {}
     bases: dict[tuple[str, str], str] = {}
+    links: dict[str, str] = {}
     for rid, release, path, line, function, url in session.execute(
         select(
             RecordLocation.record_id,
@@ -258,13 +260,19 @@ def _site_facts(
         release, path, function = intern(release), intern(path), intern(function)
         located.setdefault(rid, []).append(Location(release, path, line, function))
         key = (repos.get(rid, ""), release)
-        if key not in bases:
-            bases[key] = url.split("#", 1)[0].removesuffix(path)
+        linked = url.split("#", 1)[0]
+        if linked.endswith("/" + path):
+            if key not in bases:
+                bases[key] = linked.removesuffix(path)
+        elif path not in links:
+            # A file the repository keeps elsewhere (the pins' `links`): its path there.
+            _, _, tail = linked.partition("/blob/")
+            links[path] = tail.partition("/")[2]
     out = {
         rid: SiteFacts(repo, not is_draft, tuple(located.get(rid, ())))
         for rid, repo, is_draft in records
     }
-    return out, bases
+    return out, bases, links
 
 
 def build_index(session: DbSession) -> MatchIndex:

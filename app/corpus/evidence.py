@@ -103,11 +103,16 @@ class FrameIndex:
 
     @classmethod
     def build(
-        cls, sites: Mapping[str, SiteLike], bases: Mapping[tuple[str, str], str] | None = None
+        cls,
+        sites: Mapping[str, SiteLike],
+        bases: Mapping[tuple[str, str], str] | None = None,
+        links: Mapping[str, str] | None = None,
     ) -> FrameIndex:
         """From each record's locations; `bases` maps (repo, release) to the GitHub
-        `.../blob/<tag>/` prefix of that release."""
+        `.../blob/<tag>/` prefix of that release, `links` a file to its path there when
+        the repository keeps it elsewhere than the wheel does."""
         bases = bases or {}
+        links = links or {}
         by_path: dict[str, _File] = {}
         releases: dict[str, set[str]] = {}
         for rid, facts in sites.items():
@@ -118,7 +123,7 @@ class FrameIndex:
                 entry.sites.setdefault(loc.release, []).append((loc.line_number, loc.function, rid))
                 base = bases.get((facts.repo, loc.release))
                 if base:
-                    entry.urls[loc.release] = base + loc.file_path
+                    entry.urls[loc.release] = base + links.get(loc.file_path, loc.file_path)
                 releases.setdefault(facts.repo, set()).add(loc.release)
         ordered = {r: tuple(sorted(v, key=version_key)) for r, v in releases.items()}
         files: dict[str, list[_File]] = {}

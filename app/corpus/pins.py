@@ -36,10 +36,19 @@ class Release:
     # C++/CUDA sources the wheel ships, as (folder in the wheel, folder in the repository):
     # their checks and throws are drafted too (flashinfer's JIT sources). `native` in the pins.
     native: tuple[tuple[str, str], ...] = ()
+    # Folders the build copies from elsewhere in the repository (triton's
+    # `python/triton/backends/nvidia/` is `third_party/nvidia/backend/` on GitHub), as
+    # (path as the wheel places it, path in the repository): for links only, since frames
+    # show the installed path. `links` in the pins.
+    links: tuple[tuple[str, str], ...] = ()
 
     def native_path(self, path: str) -> str | None:
         """The repository path of a wheel file under one of the `native` folders."""
         return native_path(self.native, path)
+
+    def link_path(self, path: str) -> str:
+        """Where a record's file is in the repository, for its GitHub link."""
+        return native_path(self.links, path) or path
 
     @property
     def label(self) -> str:
@@ -79,13 +88,13 @@ def native_path(native: tuple[tuple[str, str], ...], path: str) -> str | None:
     return None
 
 
-def _native(value: Any, where: str) -> tuple[tuple[str, str], ...]:
-    """`native`: a list of {"from": wheel folder, "to": repository folder}."""
+def _folders(value: Any, where: str, key: str) -> tuple[tuple[str, str], ...]:
+    """`native`, `links`: a list of {"from": folder, "to": folder in the repository}."""
     if not isinstance(value, list):
-        raise PinError(f"{where}: `native` must be a list")
+        raise PinError(f"{where}: `{key}` must be a list")
     out: list[tuple[str, str]] = []
     for k, item in enumerate(value):
-        nwhere = f"{where}.native[{k}]"
+        nwhere = f"{where}.{key}[{k}]"
         if not isinstance(item, dict):
             raise PinError(f"{nwhere}: expected an object with `from` and `to`")
         source, target = _str(item, "from", nwhere), item.get("to", "")
@@ -124,7 +133,8 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
         prefix = pkg.get("releasePrefix", "")
         if not isinstance(prefix, str):
             raise PinError(f"{where}: `releasePrefix` must be a string")
-        native = _native(pkg.get("native", []), where)
+        native = _folders(pkg.get("native", []), where, "native")
+        links = _folders(pkg.get("links", []), where, "links")
         for j, rel in enumerate(pkg["releases"]):
             rwhere = f"{where}.releases[{j}]"
             if not isinstance(rel, dict):
@@ -148,6 +158,7 @@ def load_pins(path: Path = DEFAULT_PINS, only: tuple[str, ...] = ()) -> Pins:
                     statements=statements,
                     release_prefix=prefix,
                     native=native,
+                    links=links,
                 )
             )
     if only and not releases:

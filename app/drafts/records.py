@@ -140,10 +140,12 @@ def build_record(
     source_lines: Sequence[str],
     analyzed_at: str,
     ref: str | None = None,
+    link_path: str | None = None,
 ) -> dict[str, Any]:
     """A schema v2 record with every key of the seed, in the seed's order.
 
     `ref` (a tag such as `v0.5.23`) names the source in the GitHub link; default `sha`.
+    `link_path` is the file's path in the repository when it differs from `path`.
     """
     message = render_message(site.parts)
     start = max(1, site.line - CONTEXT_LINES)
@@ -165,7 +167,8 @@ def build_record(
         "sourceCode": snippet,
         "sourceCodeStart": start,
         "sourceCodeEnd": end,
-        "githubUrl": f"https://github.com/{repo}/blob/{ref or sha}/{path}#L{start}-L{end}",
+        "githubUrl": f"https://github.com/{repo}/blob/{ref or sha}/{link_path or path}"
+        f"#L{start}-L{end}",
         "documentation": "",
         "triggerScenarios": "",
         "commonSituations": "",

@@ -3,6 +3,7 @@ record per raise site, old wordings still match, curated records attach, filters
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -10,6 +11,7 @@ from sqlalchemy import select
 
 from app.corpus.catalog import build_index, forget
 from app.corpus.models import RecordLocation
+from app.corpus.pins import DEFAULT_PINS
 from app.extensions import db
 from tests.conftest import import_envelopes, make_envelope
 from tests.corpus.wheels import sglang_wheel, small_pins
@@ -645,3 +647,40 @@ def test_the_index_holds_each_sites_lines_at_every_pinned_release(app, runner, t
     for entry in entries:
         assert {entry.line_number, *entry.lines} == lines[(entry.record_id, entry.file_path)]
     assert sum(1 for e in entries if e.lines) > 100  # sites that moved within their file
+
+
+def test_a_file_the_repository_keeps_elsewhere_links_there(app, runner, client, tmp_path):
+    """triton's wheel places `third_party/nvidia/backend/compiler.py` at
+    `triton/backends/nvidia/compiler.py`: records and frames keep the installed path (what
+    a traceback shows) and link to the repository's (the pins' `links`)."""
+    data = json.loads(DEFAULT_PINS.read_text())
+    (triton,) = [p for p in data["packages"] if p["name"] == "triton"]
+    triton["include"] = ["triton/backends/"]
+    pins = tmp_path / "pins.json"
+    pins.write_text(json.dumps({"packages": [triton]}))
+    result = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert result.exit_code == 0, result.output
+    installed = "python/triton/backends/nvidia/compiler.py"
+    tag = triton["releases"][0]["version"]
+    linked = (
+        f"https://github.com/triton-lang/triton/blob/v{tag}/third_party/nvidia/backend/compiler.py"
+    )
+    with app.app_context():
+        rid, line, function = db.session.execute(
+            select(RecordLocation.record_id, RecordLocation.line_number, RecordLocation.function)
+            .where(RecordLocation.file_path == installed)
+            .limit(1)
+        ).one()
+    record = client.get(f"/api/v1/records/{rid}").get_json()
+    assert record["filePath"] == installed
+    assert record["githubUrl"].startswith(linked + "#L")
+    assert all(loc["githubUrl"].startswith(linked + "#L") for loc in record["site"]["locations"])
+    frame = (
+        "Traceback (most recent call last):\n"
+        f'  File "/venv/lib/python3.12/site-packages/triton/backends/nvidia/compiler.py", '
+        f"line {line}, in {function.rsplit('.', 1)[-1]}\n"
+        "    raise x\n"
+        "RuntimeError: zzz unmatched zzz\n"
+    )
+    evidence = client.post("/api/v1/match", json={"text": frame}).get_json()["evidence"]
+    assert evidence["frame"]["githubUrl"] == f"{linked}#L{line}"
