@@ -1204,8 +1204,14 @@ def _answer(
     else:
         reason = "No record matches: no pattern, no cut-off message, no similar text"
         if frames:
-            reason += f", and none of the {frames} frame(s) is in a file the catalog knows"
+            reason += f", and none of the {frames} frame(s) is in a file with a known raise site"
         unknown.append(reason + ".")
+        if frames and any(_interpreter_worded(e, None) for e in parsed.exceptions):
+            unknown.append(
+                "Python words this message itself: the statement on the innermost frame's line"
+                " raised it, not a raise site of a package (`evidence.frame`, when its file is"
+                " in a pinned release, links to that line)."
+            )
         if not frames and any(_interpreter_worded(e, None) for e in parsed.exceptions):
             unknown.append(
                 "Python words this message itself (an attribute, a call's arguments, an "
@@ -1229,9 +1235,22 @@ def _raised_by_the_statement(hit: PatternHit, exc: ParsedException, frame_files:
 
 
 def _is_evidence(hit: PatternHit, exc: ParsedException, frame_files: set[str]) -> bool:
-    """Whether a hit says anything of where the error came from (see the two checks)."""
-    return not _not_its_class(hit.entry, exc.message, hit.start) and not _says_nothing(
-        hit.entry, exc, frame_files
+    """Whether a hit says anything of where the error came from (see the checks)."""
+    return (
+        not _not_its_class(hit.entry, exc.message, hit.start)
+        and not _says_nothing(hit.entry, exc, frame_files)
+        and not _not_in_the_traceback(hit.entry, exc, frame_files)
+    )
+
+
+def _not_in_the_traceback(entry: PatternEntry, exc: ParsedException, frame_files: set[str]) -> bool:
+    """An interpreter-worded message with its traceback, matched by a template of only the
+    interpreter's words and the instance's class (a `__getattr__` that words it as Python
+    does) in a file no frame is in: that `__getattr__` would be a frame had it raised it."""
+    return (
+        bool(exc.frames)
+        and _alike_by_wording(entry, frame_files)
+        and _interpreter_worded(exc, None)
     )
 
 

@@ -335,6 +335,29 @@ def test_a_getattr_naming_its_own_class_fits_no_builtin_type(message, found):
     assert "bare-getattr" not in ids  # its value would be "'Req' object"
 
 
+def test_a_getattr_no_frame_is_in_did_not_raise_a_traceback_s_error():
+    """With its traceback, `'Runtime' object has no attribute 'flush_cache'` came from the
+    statement on the innermost frame: a `__getattr__` elsewhere would have been a frame."""
+    getattr_site = _getattr_entry(
+        "req-getattr", "'{type(self).__name__}' object has no attribute '{name}'", "Req.__getattr__"
+    )
+    index = MatchIndex([getattr_site])
+    message = "AttributeError: 'Runtime' object has no attribute 'flush_cache'"
+    framed = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/api.py", line 51, in flush_cache\n'
+        "    return backend.flush_cache()\n" + message
+    )
+    result = match_error(framed, index)
+    assert result.matches == ()
+    assert any("Python words this message itself" in u for u in result.answer["unknown"])
+    # Without a traceback nothing says where: the `__getattr__` stays a candidate.
+    assert [m.record_id for m in match_error(message, index).matches] == ["req-getattr"]
+    # A frame in its file makes it the answer.
+    inside = framed.replace("api.py", "managers/schedule_batch.py")
+    assert [m.record_id for m in match_error(inside, index).matches][:1] == ["req-getattr"]
+
+
 def test_no_match_at_all(index):
     result = match_error("\x00\x00", index)
     assert result.matches == () and result.fallback
