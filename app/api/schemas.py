@@ -155,7 +155,10 @@ class WhyException(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    role: str = Field(description="root, last or plain")
+    role: str = Field(
+        description="last, root, chained, body (inside a client's error body), plain (no"
+        " traceback) or context (text beside a traceback, ranked below its exceptions)"
+    )
     errorClass: str | None
     message: str
 
