@@ -788,6 +788,15 @@ class _Scanner:
                     )
                 )
 
+    def _worded(self, arg: ast.expr, stmt: ast.stmt, func: _Function) -> tuple[Part, ...] | None:
+        """A reported or logged message's parts, or None without enough literal text."""
+        raw = message_parts(self._inline(arg, stmt.lineno, func))
+        parts = normalise(raw) if raw else ()
+        literal = sum(len(p.strip()) for p in parts if isinstance(p, str))
+        if not has_literal_text(parts) or literal < MIN_REPORTED_CHARS:
+            return None
+        return parts
+
     def _reported(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """`error_msg = f"..."`, or a message passed to an abort or error response."""
         value = getattr(stmt, "value", None)
@@ -819,10 +828,8 @@ class _Scanner:
         for arg in found:
             if isinstance(arg, ast.Name):
                 continue  # a message variable: its assignment is the site
-            raw = message_parts(self._inline(arg, stmt.lineno, func))
-            parts = normalise(raw) if raw else ()
-            literal = sum(len(p.strip()) for p in parts if isinstance(p, str))
-            if not has_literal_text(parts) or literal < MIN_REPORTED_CHARS:
+            parts = self._worded(arg, stmt, func)
+            if parts is None:
                 continue
             if arg is value and variable is not None:
                 # Raised later (`raise X(error_msg)`) it is a raise site, not a report.
@@ -844,10 +851,8 @@ class _Scanner:
         if len(node.args) > 1 and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             # The logging module formats `msg % args` when the record is written.
             arg = ast.BinOp(arg, ast.Mod(), ast.Tuple(list(node.args[1:]), ast.Load()))
-        raw = message_parts(self._inline(arg, stmt.lineno, func))
-        parts = normalise(raw) if raw else ()
-        literal = sum(len(p.strip()) for p in parts if isinstance(p, str))
-        if not has_literal_text(parts) or literal < MIN_REPORTED_CHARS:
+        parts = self._worded(arg, stmt, func)
+        if parts is None:
             return
         if isinstance(parts[-1], Placeholder) and _WRAPPED.fullmatch(parts[-1].name):
             return

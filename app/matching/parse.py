@@ -26,6 +26,16 @@ ROLE_BODY = "body"
 # traceback's own exceptions match.
 ROLE_CONTEXT = "context"
 MAX_CONTEXT = 4  # exceptions read from the text beside a traceback, its whole text last
+# The last exception and the root cause are what users mean; intermediates follow, and the
+# text beside a traceback last.
+ROLE_ORDER = {
+    ROLE_LAST: 0,
+    ROLE_BODY: 1,
+    ROLE_ROOT: 2,
+    ROLE_PLAIN: 3,
+    ROLE_CHAINED: 4,
+    ROLE_CONTEXT: 5,
+}
 MAX_BODIES = 8
 
 GROUP_HEADER = "Exception Group Traceback (most recent call last):"
@@ -468,14 +478,5 @@ def parse_error(raw: str | bytes) -> ParsedError:
             if message not in known:
                 known.add(message)
                 exceptions.append(ParsedException(None, message, exc.frames, ROLE_BODY))
-    # The last exception and the root cause are what users mean; intermediates follow.
-    order = {
-        ROLE_LAST: 0,
-        ROLE_BODY: 1,
-        ROLE_ROOT: 2,
-        ROLE_PLAIN: 3,
-        ROLE_CHAINED: 4,
-        ROLE_CONTEXT: 5,
-    }
-    exceptions.sort(key=lambda e: order[e.role])
+    exceptions.sort(key=lambda e: ROLE_ORDER[e.role])
     return ParsedError(tuple(exceptions), text, truncated)

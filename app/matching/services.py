@@ -40,11 +40,8 @@ from app.matching.naming import file_named, mentions, paste_words
 from app.matching.parse import (
     EXCEPTION_SUFFIXES,
     ROLE_BODY,
-    ROLE_CHAINED,
     ROLE_CONTEXT,
-    ROLE_LAST,
-    ROLE_PLAIN,
-    ROLE_ROOT,
+    ROLE_ORDER,
     Frame,
     ParsedError,
     ParsedException,
@@ -77,14 +74,6 @@ CLASS_NAME = "name"
 CLASS_DIFFERENT = "different"
 CLASS_UNKNOWN = "unknown"
 _CLASS_LEVEL = {CLASS_EXACT: 2, CLASS_NAME: 1, CLASS_UNKNOWN: 0, CLASS_DIFFERENT: 0}
-_ROLE_ORDER = {
-    ROLE_LAST: 0,
-    ROLE_BODY: 1,
-    ROLE_ROOT: 2,
-    ROLE_PLAIN: 3,
-    ROLE_CHAINED: 4,
-    ROLE_CONTEXT: 5,
-}
 CONTEXT_TIER = 100  # above every tier: a context item sorts after all the others
 _TIER = {
     KIND_STATEMENT: 3,
@@ -501,7 +490,7 @@ def _build(
         dist if dist is not None else 10**9,
         entry.is_draft is not False,
         -specificity,
-        _ROLE_ORDER.get(exc.role, 9),
+        ROLE_ORDER.get(exc.role, 9),
         entry.file_path or "",
         entry.line_number or 0,
         entry.record_id,
@@ -1206,13 +1195,14 @@ def _answer(
         if frames:
             reason += f", and none of the {frames} frame(s) is in a file with a known raise site"
         unknown.append(reason + ".")
-        if frames and any(_interpreter_worded(e, None) for e in parsed.exceptions):
+        worded = any(_interpreter_worded(e, None) for e in parsed.exceptions)
+        if worded and frames:
             unknown.append(
                 "Python words this message itself: the statement on the innermost frame's line"
                 " raised it, not a raise site of a package (`evidence.frame`, when its file is"
                 " in a pinned release, links to that line)."
             )
-        if not frames and any(_interpreter_worded(e, None) for e in parsed.exceptions):
+        elif worded:
             unknown.append(
                 "Python words this message itself (an attribute, a call's arguments, an "
                 "index, an import): any line could raise it, and the paste has no traceback "
@@ -1315,22 +1305,23 @@ _ELIDED = frozenset({"...", "…", "[...]"})
 def _unelided(parsed: ParsedError, index: MatchIndex) -> ParsedError:
     """Frames whose folders the writer cut (`File ".../flashattention_backend.py"`) read as
     the one file of that name the catalog knows; a name several folders have stays cut."""
-    if not any(_is_elided(f.file) for e in parsed.exceptions for f in e.frames):
+    if not any(_elided_name(f.file) for e in parsed.exceptions for f in e.frames):
         return parsed
     exceptions = []
     for exc in parsed.exceptions:
         frames = []
         for frame in exc.frames:
-            parts = path_parts(frame.file)
-            known = index.only_file_named(parts[-1]) if _is_elided(frame.file) else None
+            name = _elided_name(frame.file)
+            known = index.only_file_named(name) if name else None
             frames.append(replace(frame, file=known) if known else frame)
         exceptions.append(replace(exc, frames=tuple(frames)))
     return replace(parsed, exceptions=tuple(exceptions))
 
 
-def _is_elided(path: str) -> bool:
+def _elided_name(path: str) -> str | None:
+    """The file name of a path whose folders the writer cut, else None."""
     parts = path_parts(path)
-    return len(parts) >= 2 and parts[-2] in _ELIDED
+    return parts[-1] if len(parts) >= 2 and parts[-2] in _ELIDED else None
 
 
 def match_parsed(

@@ -10,13 +10,12 @@ lines a log prefixed, Windows builds (no kernel name), torch 1.x wordings, issue
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+
+from tests.records.conftest import RECORDS
 
 pytestmark = pytest.mark.integration
 
-RECORDS = Path(__file__).resolve().parents[2] / "data" / "records"
 KERNEL_RECORDS = RECORDS / "pytorch-kernel-asserts.jsonl"
 
 INDEX = "cuda-kernel-assert-index-out-of-bounds"
@@ -199,17 +198,6 @@ TRACEBACK_THEN_ASSERT = (
 )
 
 
-@pytest.fixture
-def torch_records(app, runner):
-    result = runner.invoke(args=["records", "import", *map(str, sorted(RECORDS.glob("*.jsonl")))])
-    assert result.exit_code == 0, result.output
-    assert " 0 invalid" in result.output
-    from app.corpus.catalog import forget
-
-    forget()
-    return app
-
-
 def _matches(client, text, limit=3):
     resp = client.post("/api/v1/match", json={"text": text, "limit": limit})
     assert resp.status_code == 200
@@ -223,7 +211,7 @@ def _slug(client, match):
 
 
 @pytest.mark.parametrize("name", sorted(PASTES))
-def test_each_paste_finds_its_kernel_assert_record(torch_records, client, name):
+def test_each_paste_finds_its_kernel_assert_record(curated_records, client, name):
     text, slug = PASTES[name]
     top = _matches(client, text)[0]
     record = client.get(f"/api/v1/records/{top['id']}").get_json()
@@ -234,19 +222,19 @@ def test_each_paste_finds_its_kernel_assert_record(torch_records, client, name):
     assert top["at"]["filePath"].endswith(".cu")
 
 
-def test_the_assert_answers_before_the_device_side_error_it_causes(torch_records, client):
+def test_the_assert_answers_before_the_device_side_error_it_causes(curated_records, client):
     """Both are in the paste: the kernel's check is first, the generic error after it."""
     text, slug = PASTES["nll-then-cpp-error"]
     slugs = [_slug(client, m) for m in _matches(client, text)]
     assert slugs[:2] == [slug, DEVICE_ASSERT]
 
 
-def test_the_assert_line_alone_no_longer_falls_to_the_generic_record(torch_records, client):
+def test_the_assert_line_alone_no_longer_falls_to_the_generic_record(curated_records, client):
     slugs = [_slug(client, m) for m in _matches(client, PASTES["vectorized-gather-bare-line"][0])]
     assert DEVICE_ASSERT not in slugs
 
 
-def test_assert_lines_after_a_traceback_name_the_check_after_its_exception(torch_records, client):
+def test_assert_lines_after_a_traceback_name_the_check_after_its_exception(curated_records, client):
     """The traceback's own exception answers first (the generic device-side error, whose
     text says to look for the kernel's assert); the assert line beside it, after a blank
     line, is read too and names the check next."""

@@ -8,15 +8,13 @@ error body, an older torch's wording, a C++ backtrace with no message at all.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.helpers import post_match_page
+from tests.records.conftest import RECORDS
 
 pytestmark = pytest.mark.integration
 
-RECORDS = Path(__file__).resolve().parents[2] / "data" / "records"
 TORCH_RECORDS = RECORDS / "pytorch.jsonl"
 
 OOM = "cuda-out-of-memory-tried-to-allocate"
@@ -101,17 +99,6 @@ std::ratio<1l, 1000l> > >) + 0x282 (0x7f5578c1a772 in libtorch_cuda.so)
 """
 
 
-@pytest.fixture
-def torch_records(app, runner):
-    result = runner.invoke(args=["records", "import", *map(str, sorted(RECORDS.glob("*.jsonl")))])
-    assert result.exit_code == 0, result.output
-    assert " 0 invalid" in result.output
-    from app.corpus.catalog import forget
-
-    forget()
-    return app
-
-
 def _top(client, text):
     resp = client.post("/api/v1/match", json={"text": text, "limit": 3})
     assert resp.status_code == 200
@@ -121,7 +108,7 @@ def _top(client, text):
 
 
 @pytest.mark.parametrize("name", sorted(PASTES))
-def test_each_paste_finds_its_curated_pytorch_record(torch_records, client, name):
+def test_each_paste_finds_its_curated_pytorch_record(curated_records, client, name):
     text, slug = PASTES[name]
     top = _top(client, text)
     record = client.get(f"/api/v1/records/{top['id']}").get_json()
@@ -137,13 +124,13 @@ def test_each_paste_finds_its_curated_pytorch_record(torch_records, client, name
     assert top["at"]["filePath"].endswith((".cpp", ".hpp"))
 
 
-def test_a_cpp_backtrace_alone_answers_from_the_function_that_raised(torch_records, client):
+def test_a_cpp_backtrace_alone_answers_from_the_function_that_raised(curated_records, client):
     top = _top(client, CPP_FRAMES_ONLY)
     assert top["why"]["kind"] == "frame"
     assert client.get(f"/api/v1/records/{top['id']}").get_json()["slug"] == WATCHDOG
 
 
-def test_the_page_explains_the_record_and_links_the_cpp_source(torch_records, client):
+def test_the_page_explains_the_record_and_links_the_cpp_source(curated_records, client):
     page = post_match_page(client, PASTES["oom-bare-line"][0]).get_data(as_text=True)
     assert "mem-fraction-static" in page
     assert "<code>c10/cuda/CUDACachingAllocator.cpp:1143</code>" in page
