@@ -27,6 +27,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache, partial
 from typing import Any, Final, NamedTuple
 
+from app.matching import statement
 from app.matching.index import (
     MIN_CONTAINED_CHARS,
     MatchIndex,
@@ -1073,6 +1074,9 @@ def _where_raised(parsed: ParsedError, headless: bool = False) -> list[str]:
     if headless:
         return [f"The last frame shown is in {owner} ({where}); the error may come from deeper."]
     out = [f"Raised in {owner} ({where})."]
+    said = statement.explain(exc)
+    if said is not None:
+        out.append(said)
     if package != "sglang":
         last = next((f for f in reversed(exc.frames) if _package(f.file) == "sglang"), None)
         if last is not None:
