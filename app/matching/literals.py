@@ -30,6 +30,8 @@ class Literals:
     best: str | None
     specificity: int
     any_of: tuple[str, ...] = ()
+    # every required run, case-folded, longest first (`folded_runs`)
+    runs: tuple[str, ...] = ()
 
 
 # `'(?:word|word)'` at the end of a pattern: its choices, each with its quotes.
@@ -162,11 +164,18 @@ def required_runs(pattern: str) -> list[str] | None:
     return _runs(pattern)[0]
 
 
+def folded_runs(runs: list[str] | None) -> tuple[str, ...]:
+    """Required runs as a prefilter reads them: case-folded, distinct, longest first."""
+    found = {r.casefold() for r in runs or () if r.strip()}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
 def extract(pattern: str) -> Literals:
     """Pick the longest required literal of a pattern (folded) and measure specificity."""
     runs, parsed = _runs(pattern)
     if runs is None:
         return Literals(None, 0)
+    folded = folded_runs(runs)
     runs = [r for r in runs if r.strip()]
     specificity = sum(len(r) for r in runs)
     if parsed is not None and "|" in pattern:
@@ -178,5 +187,8 @@ def extract(pattern: str) -> Literals:
     # A slice of a required literal is required too; short keys keep the automaton small.
     best = max(runs, key=len).casefold()[:MAX_LITERAL]
     return Literals(
-        best if len(best.strip()) >= MIN_LITERAL else None, specificity, quoted_choice(pattern)
+        best if len(best.strip()) >= MIN_LITERAL else None,
+        specificity,
+        quoted_choice(pattern),
+        folded,
     )

@@ -25,6 +25,9 @@ FIFTH_DIR = Path(__file__).parent / "corpus" / "fifth"
 # A sixth, collected 2026-12-06 (afternoon) the same way, from threads no other set uses,
 # measured before any change for it.
 SIXTH_DIR = Path(__file__).parent / "corpus" / "sixth"
+# A seventh, collected 2026-12-06 (evening) the same way, from threads no other set uses,
+# measured before any change for it (14 cases: the helper kept only those it could verify).
+SEVENTH_DIR = Path(__file__).parent / "corpus" / "seventh"
 KINDS = frozenset({"raise", "assert", "implicit", "dependency", "client"})
 REQUIRED = ("source", "kind", "repo", "file")
 

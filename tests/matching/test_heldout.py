@@ -24,6 +24,7 @@ from tests.matching.heldout import (
     FIFTH_DIR,
     FRESH_DIR,
     KINDS,
+    SEVENTH_DIR,
     SIXTH_DIR,
     THIRD_DIR,
     load_cases,
@@ -35,7 +36,11 @@ pytestmark = pytest.mark.unit
 HELDOUT = load_cases()
 CASES = [
     *HELDOUT,
-    *(c for d in (FRESH_DIR, THIRD_DIR, CPP_DIR, FIFTH_DIR, SIXTH_DIR) for c in load_cases(d)),
+    *(
+        c
+        for d in (FRESH_DIR, THIRD_DIR, CPP_DIR, FIFTH_DIR, SIXTH_DIR, SEVENTH_DIR)
+        for c in load_cases(d)
+    ),
 ]
 GUARD_DIR = Path(__file__).parent / "corpus" / "guard"
 GUARDS = sorted(GUARD_DIR.glob("*.txt"))
