@@ -1096,9 +1096,11 @@ def _answer(
     frame: Frame | None,
     cut: bool = True,
     unworded: bool = False,
+    in_function: int = 0,
 ) -> dict[str, Any]:
     """What is known and what is not, in sentences, for every paste; ``unworded``: the
-    first match is a raise whose message the code builds at run time."""
+    first match is a raise whose message the code builds at run time; ``in_function``: of
+    the frame's matches, how many are in the frame's own function."""
     known: list[str] = []
     unknown: list[str] = []
     structured = [e for e in parsed.exceptions if e.error_class or e.frames or e.role == ROLE_BODY]
@@ -1150,10 +1152,18 @@ def _answer(
         )
     elif kind == KIND_FRAME and frame is not None:
         where = f"{frame.file}:{frame.line}" + (f" in {frame.function}" if frame.function else "")
+        if in_function:
+            shown = (
+                f"Shown: {count} raise site(s) in that file, the {in_function} in its function"
+                " first, then those of the nearest lines."
+            )
+        else:
+            shown = (
+                f"No raise site is recorded in {frame.function or 'its function'}; shown:"
+                f" {count} raise site(s) of that file, those of the nearest lines first."
+            )
         known.append(
-            f"No record's message matches; the innermost frame in a known file is {where}. "
-            f"Shown: {count} raise site(s) in that file, its function's first, then the"
-            " nearest lines."
+            f"No record's message matches; the innermost frame in a known file is {where}. " + shown
         )
         if not headless:
             unknown.append(
@@ -1429,7 +1439,15 @@ def match_parsed(
     cut = bool(matches) and matches[0].why.cut
     unworded = bool(matches) and _is_unworded(index.get(matches[0].record_id))
     count = sum(1 for m in matches if m.why.kind == kind)
-    answer = _answer(parsed, kind, count, frame, cut, unworded)
+    in_function = 0
+    if kind == KIND_FRAME and frame is not None:
+        owner = next((e for e in parsed.exceptions if any(f is frame for f in e.frames)), None)
+        function = _function_of(owner.frames, frame) if owner is not None else frame.function
+        sites = [index.get(m.record_id) for m in matches if m.why.kind == KIND_FRAME]
+        in_function = sum(
+            1 for site in sites if site is not None and _same_function(site.function, function)
+        )
+    answer = _answer(parsed, kind, count, frame, cut, unworded, in_function)
     return MatchResult(matches, fallback, pasted, answer, budget.exceeded)
 
 

@@ -1427,3 +1427,33 @@ def test_a_frame_is_nearest_the_line_a_site_had_at_its_own_release():
     assert (first.record_id, first.why.line_distance) == ("pp", 0)
     assert first.why.class_agreement == CLASS_NAME
     assert (second.record_id, second.why.line_distance) == ("dflash", 73)
+
+
+@pytest.mark.parametrize(
+    ("function", "said"),
+    [
+        ("alloc", "the 1 in its function first, then those of the nearest lines."),
+        ("free", "No raise site is recorded in free; shown: 1 raise site(s) of that file"),
+    ],
+)
+def test_a_frame_answer_says_whether_its_function_has_a_raise_site(function, said):
+    """The frame's answer names its function's raise sites only when there are some."""
+    site = PatternEntry(
+        "alloc-oom",
+        r"Out of memory in the pool\.",
+        "RuntimeError",
+        "python/sglang/srt/mem_cache/pool.py",
+        40,
+        "Out of memory in the pool.",
+        function="TokenPool.alloc",
+        repo="sgl-project/sglang",
+    )
+    text = (
+        "Traceback (most recent call last):\n"
+        f'  File "/x/sglang/srt/mem_cache/pool.py", line 44, in {function}\n'
+        "    x = self.slots[i]\n"
+        "IndexError: list index out of range\n"
+    )
+    result = match_error(text, MatchIndex([site]))
+    assert [m.record_id for m in result.matches] == ["alloc-oom"]
+    assert any(said in k for k in result.answer["known"])
