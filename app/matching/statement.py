@@ -14,6 +14,7 @@ import re
 
 from app.matching.parse import ParsedException
 
+MAX_SOURCE = 300  # characters of the frame's source line read at most
 # An expression a statement reads an attribute of, or subscripts: a name, then attributes,
 # calls without nested parentheses and subscripts (`self.pools[i].allocator`).
 _OPERAND = r"(?<![\w.\])])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[[^\[\]\n]*\]|\([^()\n]*\))*)"
@@ -23,7 +24,7 @@ _NO_ATTRIBUTE = re.compile(
 _NO_LEN = re.compile(r"\Aobject of type 'NoneType' has no len\(\)")
 _NONE_SUBSCRIPT = re.compile(r"\A'NoneType' object is not subscriptable")
 _SUBSCRIPT = re.compile(_OPERAND + r"\[")
-_LEN = re.compile(r"\blen\(\s*([^()\n]+?)\s*\)")
+_LEN = re.compile(r"\blen\(([^()\n]*)\)")  # its argument, stripped by the reader
 _STORE = re.compile(r"\A[\w.]+\[[^\[\]\n]*\]\s*=(?!=)")
 _STRING = re.compile(r"""(?:'[^'\n]*'|"[^"\n]*")""")
 
@@ -44,6 +45,8 @@ def explain(exc: ParsedException) -> str | None:
     if not exc.frames or not exc.frames[-1].source:
         return None
     source = exc.frames[-1].source.strip()
+    if len(source) > MAX_SOURCE:
+        return None  # no statement a traceback prints is this long: a hostile paste
     code = _code(source)
     name = (exc.error_class or "").rsplit(".", 1)[-1]
     message = exc.message.strip().split("\n", 1)[0]
@@ -65,7 +68,7 @@ def explain(exc: ParsedException) -> str | None:
             what = f"a `{owner}`"
         return f"On that line (`{source}`), `{value}` was {what}, which has no attribute `{attr}`."
     if name == "TypeError" and _NO_LEN.match(message):
-        value = _one(_LEN.findall(code))
+        value = _one([v.strip() for v in _LEN.findall(code) if v.strip()])
         return None if value is None else f"On that line (`{source}`), `{value}` was None."
     if name == "TypeError" and _NONE_SUBSCRIPT.match(message):
         value = _one(_SUBSCRIPT.findall(code))

@@ -128,3 +128,19 @@ def test_the_answer_names_the_value(corpus_app, client):
         "On that line (`return backend.flush_cache()`), `backend` was a `Runtime`, which has"
         " no attribute `flush_cache`." in known
     )
+
+
+def test_a_hostile_source_line_is_not_read():
+    """A frame line longer than any statement (spaces after `len(`) is left alone: no
+    quadratic regex over it, and nothing said."""
+    line = "n = len(" + " " * 200_000
+    assert _said(_framed(line, "TypeError: object of type 'NoneType' has no len()")) is None
+
+
+def test_a_hostile_paste_through_the_api_is_answered(client):
+    text = _framed(
+        "x = len(" + " " * 100_000 + "a)", "TypeError: object of type 'NoneType' has no len()"
+    )
+    resp = client.post("/api/v1/match", json={"text": text, "limit": 3})
+    assert resp.status_code == 200
+    assert not any(k.startswith("On that line") for k in resp.get_json()["answer"]["known"])
