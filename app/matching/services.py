@@ -745,8 +745,9 @@ def default_text_search(index: MatchIndex) -> TextSearch:
 
 def _frame_items(
     parsed: ParsedError, index: MatchIndex, memo: _Memo | None = None
-) -> tuple[Frame | None, list[_Item]]:
-    """Records raised in the file of the innermost frame the catalog knows."""
+) -> tuple[Frame | None, list[_Item], frozenset[str]]:
+    """Records raised in the file of the innermost frame the catalog knows, and the ids of
+    those raised in the frame's own function."""
     for exc in parsed.exceptions:
         for frame in reversed(exc.frames):
             if _attribute_protocol(exc, frame):
@@ -785,8 +786,8 @@ def _frame_items(
                 )
                 for entry in entries
             ]
-            return frame, items
-    return None, []
+            return frame, items, frozenset(e.record_id for e in own)
+    return None, [], frozenset()
 
 
 def _named_file_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> list[_Item]:
@@ -1402,9 +1403,10 @@ def match_parsed(
         for item in _attribute_items(parsed, index, readers, memo):
             _keep_best(scored, item)
     frame: Frame | None = None
+    own: frozenset[str] = frozenset()  # the frame's matches in the frame's own function
     if not _message_evidence(scored):
         # No message evidence, or only interpreter-worded messages of files no frame is in.
-        frame, items = _frame_items(parsed, index, memo)
+        frame, items, own = _frame_items(parsed, index, memo)
         for item in items:
             _keep_best(scored, item)
     if not scored:
@@ -1439,14 +1441,7 @@ def match_parsed(
     cut = bool(matches) and matches[0].why.cut
     unworded = bool(matches) and _is_unworded(index.get(matches[0].record_id))
     count = sum(1 for m in matches if m.why.kind == kind)
-    in_function = 0
-    if kind == KIND_FRAME and frame is not None:
-        owner = next((e for e in parsed.exceptions if any(f is frame for f in e.frames)), None)
-        function = _function_of(owner.frames, frame) if owner is not None else frame.function
-        sites = [index.get(m.record_id) for m in matches if m.why.kind == KIND_FRAME]
-        in_function = sum(
-            1 for site in sites if site is not None and _same_function(site.function, function)
-        )
+    in_function = sum(1 for m in matches if m.why.kind == KIND_FRAME and m.record_id in own)
     answer = _answer(parsed, kind, count, frame, cut, unworded, in_function)
     return MatchResult(matches, fallback, pasted, answer, budget.exceeded)
 
