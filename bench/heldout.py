@@ -84,6 +84,13 @@ def _places(record: dict[str, Any], latest_only: bool) -> list[tuple[str, str | 
     return places
 
 
+def _in_place(case: Case, path: str, function: str | None) -> bool:
+    """A file among the case's, in one of its functions (when both are known)."""
+    return any(path == f or path.endswith("/" + f) for f in case.files) and not (
+        case.functions and function is not None and function not in case.functions
+    )
+
+
 def at_site(
     case: Case,
     record: dict[str, Any],
@@ -97,11 +104,7 @@ def at_site(
     """
     if (record.get("repo") or "").lower() != case.repo.lower():
         return False
-    if not any(
-        any(path == f or path.endswith("/" + f) for f in case.files)
-        and not (case.functions and function is not None and function not in case.functions)
-        for path, function in _places(record, latest_only)
-    ):
+    if not any(_in_place(case, path, function) for path, function in _places(record, latest_only)):
         return False
     if not case.message_contains or (
         case.kind == "implicit" and not case.message_contains.startswith(_IMPORT_NAMED)
@@ -137,10 +140,8 @@ def frame_at_site(case: Case, body: dict[str, Any]) -> bool:
     path = str(frame.get("filePath") or "").replace("\\", "/")
     if not path or str(frame.get("repo") or "").lower() != case.repo.lower():
         return False
-    if not any(path == f or path.endswith("/" + f) for f in case.files):
-        return False
-    function = str(frame.get("function") or "").rsplit(".", 1)[-1]
-    return not case.functions or function in case.functions
+    # A frame without a function fails a labelled one ("" is in no case's functions).
+    return _in_place(case, path, str(frame.get("function") or "").rsplit(".", 1)[-1])
 
 
 def run_case(case: Case, fetch: Fetch, limit: int, latest_only: bool = False) -> Outcome:
