@@ -144,3 +144,22 @@ def test_a_hostile_paste_through_the_api_is_answered(client):
     resp = client.post("/api/v1/match", json={"text": text, "limit": 3})
     assert resp.status_code == 200
     assert not any(k.startswith("On that line") for k in resp.get_json()["answer"]["known"])
+
+
+def test_a_frame_answer_in_a_function_without_raise_sites_says_so(corpus_app, client):
+    """Through the API: a frame in a known file, in a function with no raise site of its
+    own, is answered with the file's sites, and the answer says the function has none."""
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.11/site-packages/sglang/srt/layers/attention/'
+        'attention_registry.py", line 90, in lookup_backend\n'
+        "    backend = table[name]\n"
+        "IndexError: list index out of range\n"
+    )
+    resp = client.post("/api/v1/match", json={"text": text, "limit": 3})
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert body["matches"] and body["answer"]["evidence"] == "frame"
+    assert any(
+        "No raise site is recorded in lookup_backend; shown:" in k for k in body["answer"]["known"]
+    )
