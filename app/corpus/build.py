@@ -12,7 +12,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import multiprocessing
+import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +40,16 @@ STATEMENT_VERSION = "12"
 NATIVE_VERSION = "1"
 ANALYZED_AT = "2026-12-02T00:00:00.000Z"
 
+# Releases drafted at once by default: one process each, about 0.5 GB of memory apiece.
+MAX_DEFAULT_JOBS = 8
+
 Progress = Callable[[str], None]
+
+
+def default_jobs() -> int:
+    """The processes that draft releases when none is asked for: one per usable CPU, at
+    most MAX_DEFAULT_JOBS."""
+    return max(1, min(len(os.sched_getaffinity(0)), MAX_DEFAULT_JOBS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +82,17 @@ def draft_path(release: Release, cache: Path) -> Path:
     return cache / "drafts" / f"{release.sha256[:20]}-v{DRAFTER_VERSION}{scope}.json.gz"
 
 
-def _release_draft(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
+def _cached_draft(release: Release, cache: Path) -> ReleaseDraft | None:
     path = draft_path(release, cache)
-    if path.exists():
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            return ReleaseDraft.from_dict(json.load(fh))
+    if not path.exists():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return ReleaseDraft.from_dict(json.load(fh))
+
+
+def _draft_and_cache(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
+    """Draft one release and cache its drafts (run in a worker process when drafting in
+    parallel: it reads only the wheel and writes only its own cache file)."""
     draft = draft_release(
         wheel,
         release.path_prefix,
@@ -83,12 +101,55 @@ def _release_draft(release: Release, wheel: Path, cache: Path) -> ReleaseDraft:
         release.statements,
         release.native,
     )
+    path = draft_path(release, cache)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
     with gzip.open(tmp, "wt", encoding="utf-8") as fh:
         json.dump(draft.to_dict(), fh)
     tmp.replace(path)
     return draft
+
+
+def _draft_all(
+    pins: Pins, cache: Path, progress: Progress | None, jobs: int
+) -> tuple[dict[str, Path], dict[str, ReleaseDraft]]:
+    """Every pinned release's wheel and drafts: wheels are fetched in pin order, cached
+    drafts read, and the rest drafted by up to `jobs` processes while later wheels download.
+    The drafts do not depend on the order they finish in."""
+    wheels: dict[str, Path] = {}
+    drafts: dict[str, ReleaseDraft] = {}
+
+    def done(release: Release) -> None:
+        if progress is not None:
+            progress(release.label)
+
+    pool: ProcessPoolExecutor | None = None
+    pending: dict[Future[ReleaseDraft], Release] = {}
+    try:
+        for release in pins.releases:
+            wheel = ensure_wheel(release, cache / "wheels")
+            wheels[release.sha256] = wheel
+            cached = _cached_draft(release, cache)
+            if cached is not None:
+                drafts[release.sha256] = cached
+                done(release)
+            elif jobs <= 1:
+                drafts[release.sha256] = _draft_and_cache(release, wheel, cache)
+                done(release)
+            else:
+                if pool is None:
+                    # spawn: the parent may hold a database connection and threads.
+                    context = multiprocessing.get_context("spawn")
+                    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+                pending[pool.submit(_draft_and_cache, release, wheel, cache)] = release
+        for future in as_completed(pending):
+            release = pending[future]
+            drafts[release.sha256] = future.result()
+            done(release)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return wheels, drafts
 
 
 def _site_id(repo: str, chain: Chain, seen: dict[str, int]) -> str:
@@ -198,8 +259,9 @@ def _package_lines(
             }
 
 
-def build_corpus(pins: Pins, cache: Path, progress: Progress | None = None) -> Built:
-    """Build (or reuse) the corpus for `pins` under `cache`."""
+def build_corpus(pins: Pins, cache: Path, progress: Progress | None = None, jobs: int = 1) -> Built:
+    """Build (or reuse) the corpus for `pins` under `cache`, drafting up to `jobs`
+    releases at once."""
     digest = corpus_digest(pins)
     out_dir = cache / "corpus"
     path = out_dir / f"corpus-{digest[:16]}.jsonl.gz"
@@ -207,14 +269,7 @@ def build_corpus(pins: Pins, cache: Path, progress: Progress | None = None) -> B
     if path.exists() and meta_path.exists():
         records = json.loads(meta_path.read_text())["records"]
         return Built(path, meta_path, digest, records, True)
-    wheels: dict[str, Path] = {}
-    drafts: dict[str, ReleaseDraft] = {}
-    for release in pins.releases:
-        if progress is not None:
-            progress(release.label)
-        wheel = ensure_wheel(release, cache / "wheels")
-        wheels[release.sha256] = wheel
-        drafts[release.sha256] = _release_draft(release, wheel, cache)
+    wheels, drafts = _draft_all(pins, cache, progress, jobs)
     version = ANALYZED_AT
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")

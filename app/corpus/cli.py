@@ -10,7 +10,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from app.corpus.build import build_corpus
+from app.corpus.build import build_corpus, default_jobs
 from app.corpus.fetch import FetchError, cache_dir
 from app.corpus.load import LoadError, current_digest, load_corpus, load_digest
 from app.corpus.pins import DEFAULT_PINS, PinError, load_pins
@@ -31,7 +31,17 @@ corpus_cli = AppGroup("corpus", help="Build and load the corpus of pinned releas
 @click.option("--only", multiple=True, help="Only this package (repeatable).")
 @click.option("--no-load", is_flag=True, help="Build the corpus file only.")
 @click.option("--force", is_flag=True, help="Load even if this corpus is already loaded.")
-def build_command(pins: Path, only: tuple[str, ...], no_load: bool, force: bool) -> None:
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1, max=64),
+    default=None,
+    help="Releases drafted at once, one process each (~0.5 GB apiece) [default: one per CPU,"
+    " at most 8].",
+)
+def build_command(
+    pins: Path, only: tuple[str, ...], no_load: bool, force: bool, jobs: int | None
+) -> None:
     """Fetch, draft and merge the pinned releases (cached), then load them."""
     if not no_load:
         require_schema()
@@ -45,11 +55,11 @@ def build_command(pins: Path, only: tuple[str, ...], no_load: bool, force: bool)
     ) as bar:
 
         def step(label: str) -> None:
-            bar.label = f"drafting {label:<28}"
+            bar.label = f"drafted {label:<28}"
             bar.update(1)
 
         try:
-            built = build_corpus(pinned, cache, step)
+            built = build_corpus(pinned, cache, step, jobs or default_jobs())
         except (FetchError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
     how = "reused" if built.reused else "built"

@@ -413,9 +413,11 @@ def _build(
         and entry.statement is None  # its own pattern names the very module and name
         and (_raised_in_a_frame(exc) or _interpreter_worded(exc, span))
     ):
-        # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE).
-        score = 0.15 + 0.03 * _CLASS_LEVEL[agreement] + 0.015 * spec
-        tier: tuple[int | float, float] = (0.5, specificity)
+        # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE); a
+        # `__getattr__` of the very class the message names before those of other classes.
+        own = _names_its_class(entry, exc.message)
+        score = 0.15 + 0.03 * _CLASS_LEVEL[agreement] + 0.015 * spec + 0.01 * own
+        tier: tuple[int | float, float] = (0.5, specificity + 1000 * own)
     elif kind == KIND_PREFIX or (
         kind == KIND_PATTERN and (specificity < WEAK_PATTERN_CHARS or inside)
     ):
@@ -565,15 +567,57 @@ def _not_its_class(entry: PatternEntry, message: str, start: int) -> bool:
     if stop < 0:
         return False
     value = message[begin:stop]
-    function = entry.function or ""
-    own = function.rsplit(".", 1)[0].rsplit(".", 1)[-1] if "." in function else ""
+    own = _owner_class(entry.function)
     return _CLASS_NAME.fullmatch(value) is None or (value in _BUILTIN_TYPES and value != own)
+
+
+def _owner_class(function: str | None) -> str:
+    """The class of a method's qualified name (`Req.__getattr__` -> `Req`), else ""."""
+    function = function or ""
+    return function.rsplit(".", 1)[0].rsplit(".", 1)[-1] if "." in function else ""
+
+
+def _names_its_class(entry: PatternEntry, message: str) -> bool:
+    """A template worded for an instance of its own class (`'{type(self).__name__}' object
+    has no attribute ...` in `Req.__getattr__`) and a message naming that very class."""
+    if not _SELF_TYPE.match(entry.error_message or ""):
+        return False
+    found = _NO_ATTRIBUTE.search(message)
+    return found is not None and found.group(1) == _owner_class(entry.function)
+
+
+def _alike_owners(
+    parsed: ParsedError, matches: tuple[Match, ...], index: MatchIndex
+) -> tuple[str, tuple[str, ...]] | None:
+    """A frameless `'X' object has no attribute 'y'` whose pattern matches all word it as
+    Python does for an instance of their own class, none of them X (a `__getattr__`): X and
+    those classes. Such a site raised it only if X derives from its class, which nothing in
+    the paste says."""
+    named: str | None = None
+    for exc in parsed.exceptions:
+        found = _NO_ATTRIBUTE.search(exc.message)
+        if exc.frames or found is None:
+            continue
+        named = found.group(1)
+        break
+    owners: list[str] = []
+    for match in matches:
+        if named is None or match.why.kind != KIND_PATTERN:
+            continue
+        entry = index.get(match.record_id)
+        owner = _owner_class(entry.function) if entry is not None else ""
+        if entry is None or not _SELF_TYPE.match(entry.error_message or "") or owner in ("", named):
+            return None
+        if owner not in owners:
+            owners.append(owner)
+    return (named, tuple(owners)) if named is not None and owners else None
 
 
 def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> bool:
     """True when the matched message is one the Python interpreter words itself."""
     text = exc.message if span is None else exc.message[span[0] : span[1]]
     text = text.strip().split("\n", 1)[0]  # the interpreter words its messages on one line
+    text = text.rstrip(" .")  # a title's closing full stop is the writer's
     # Also after a logger's or a wrapper's "...: " ("Error in request: f() got ...").
     clauses = text.strip().split(": ")
     return any(
@@ -1098,10 +1142,12 @@ def _answer(
     cut: bool = True,
     unworded: bool = False,
     in_function: int = 0,
+    alike: tuple[str, tuple[str, ...]] | None = None,
 ) -> dict[str, Any]:
     """What is known and what is not, in sentences, for every paste; ``unworded``: the
     first match is a raise whose message the code builds at run time; ``in_function``: of
-    the frame's matches, how many are in the frame's own function."""
+    the frame's matches, how many are in the frame's own function; ``alike``: the class the
+    paste names and the other classes whose `__getattr__` words the matched message."""
     known: list[str] = []
     unknown: list[str] = []
     structured = [e for e in parsed.exceptions if e.error_class or e.frames or e.role == ROLE_BODY]
@@ -1125,6 +1171,14 @@ def _answer(
     known.extend(_where_raised(parsed, headless))
     if kind == KIND_PATTERN:
         known.append(f"The message matches the pattern of {count} raise site(s).")
+        if alike is not None:
+            named, owners = alike
+            unknown.append(
+                "Python words this message itself, on any line that reads a missing"
+                " attribute. Each site shown words it alike for an instance of its own class"
+                f" ({', '.join(owners)}): it raised this only if `{named}` is that class or"
+                " derives from it. Paste the whole traceback to know which line raised it."
+            )
     elif kind == KIND_PREFIX and cut:
         known.append(f"The message ends part-way; it matches the start of {count} raise site(s).")
         unknown.append("The rest of the message was cut off, so its values are unknown.")
@@ -1442,7 +1496,8 @@ def match_parsed(
     unworded = bool(matches) and _is_unworded(index.get(matches[0].record_id))
     count = sum(1 for m in matches if m.why.kind == kind)
     in_function = sum(1 for m in matches if m.why.kind == KIND_FRAME and m.record_id in own)
-    answer = _answer(parsed, kind, count, frame, cut, unworded, in_function)
+    alike = _alike_owners(parsed, matches, index) if kind == KIND_PATTERN else None
+    answer = _answer(parsed, kind, count, frame, cut, unworded, in_function, alike)
     return MatchResult(matches, fallback, pasted, answer, budget.exceeded)
 
 

@@ -3,6 +3,7 @@ record per raise site, old wordings still match, curated records attach, filters
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 
@@ -684,3 +685,59 @@ def test_a_file_the_repository_keeps_elsewhere_links_there(app, runner, client, 
     )
     evidence = client.post("/api/v1/match", json={"text": frame}).get_json()["evidence"]
     assert evidence["frame"]["githubUrl"] == f"{linked}#L{line}"
+
+
+def _corpus_lines(output: str) -> list[str]:
+    path = output.strip().splitlines()[-1].strip()
+    assert path.endswith(".jsonl.gz"), output
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return fh.read().splitlines()
+
+
+def test_releases_drafted_in_parallel_give_the_same_corpus(app, runner, tmp_path):
+    """`--jobs 2` drafts the two releases in two processes; the corpus is line for line the
+    one a single process builds, and the drafts it cached are reused by the next build."""
+    include = ("sglang/srt/distributed/", "sglang/srt/configs/")
+    outputs = []
+    for jobs in ("2", "1"):
+        cache = tmp_path / f"cache-{jobs}"
+        cache.mkdir()
+        (cache / "wheels").symlink_to(sglang_wheel("0.4.3").parent)
+        app.config["ERRATA_CACHE_DIR"] = str(cache)
+        (tmp_path / jobs).mkdir()
+        pins = small_pins(tmp_path / jobs, ("0.4.3", "0.4.6"), include=include)
+        args = ["corpus", "build", "--pins", str(pins), "--no-load", "--jobs", jobs]
+        result = runner.invoke(args=args)
+        assert result.exit_code == 0, result.output
+        assert "corpus built" in result.output
+        assert len(list((cache / "drafts").glob("*.json.gz"))) == 2
+        outputs.append(result.output)
+    parallel, single = (_corpus_lines(o) for o in outputs)
+    assert len(parallel) > 20
+    assert parallel == single
+
+
+def test_a_bad_jobs_value_is_a_clear_error(runner):
+    result = runner.invoke(args=["corpus", "build", "--no-load", "--jobs", "0"])
+    assert result.exit_code == 2
+    assert "Invalid value for '--jobs'" in result.output
+
+
+def test_a_getattr_of_another_class_is_answered_as_alike_wording(app, runner, client, tmp_path):
+    """sglang 0.4.10's `MultimodalDataItem.__getattr__` words `'X' object has no attribute
+    'y'` as Python does: for a title naming another class, the answer says it raised this
+    only for its own class (or a subclass), not that the message is known."""
+    pins = small_pins(tmp_path, ("0.4.10",), include=("sglang/srt/managers/schedule_batch.py",))
+    result = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert result.exit_code == 0, result.output
+    title = "[Bug] AttributeError: 'TokenizerManager' object has no attribute 'executor'"
+    body = client.post("/api/v1/match?compact=1", json={"text": title}).get_json()
+    assert [m["at"]["filePath"] for m in body["matches"]] == [
+        "python/sglang/srt/managers/schedule_batch.py"
+    ]
+    (said,) = [u for u in body["answer"]["unknown"] if "words it alike" in u]
+    assert "(MultimodalDataItem)" in said and "only if `TokenizerManager` is that class" in said
+    own = "AttributeError: 'MultimodalDataItem' object has no attribute 'pixel_values'"
+    body = client.post("/api/v1/match?compact=1", json={"text": own}).get_json()
+    assert body["matches"][0]["at"]["filePath"] == "python/sglang/srt/managers/schedule_batch.py"
+    assert not any("words it alike" in u for u in body["answer"]["unknown"])

@@ -21,6 +21,7 @@ from app.matching.parse import ROLE_BODY
 from tests.helpers import post_match_page
 from tests.matching.heldout import (
     CPP_DIR,
+    EIGHTH_DIR,
     FIFTH_DIR,
     FRESH_DIR,
     KINDS,
@@ -38,7 +39,7 @@ CASES = [
     *HELDOUT,
     *(
         c
-        for d in (FRESH_DIR, THIRD_DIR, CPP_DIR, FIFTH_DIR, SIXTH_DIR, SEVENTH_DIR)
+        for d in (FRESH_DIR, THIRD_DIR, CPP_DIR, FIFTH_DIR, SIXTH_DIR, SEVENTH_DIR, EIGHTH_DIR)
         for c in load_cases(d)
     ),
 ]

@@ -335,6 +335,21 @@ def test_a_getattr_naming_its_own_class_fits_no_builtin_type(message, found):
     assert "bare-getattr" not in ids  # its value would be "'Req' object"
 
 
+def test_a_getattr_of_the_class_the_message_names_goes_first():
+    """Of two `__getattr__` that word the message alike, the one of the class the paste
+    names raised it (the other only for its own class's instances)."""
+    entries = [
+        _getattr_entry(rid, "'{type(self).__name__}' object has no attribute '{name}'", fn)
+        for rid, fn in (("a-req", "Req.__getattr__"), ("b-item", "MultimodalDataItem.__getattr__"))
+    ]
+    index = MatchIndex(entries)
+    for cls, first in (("MultimodalDataItem", "b-item"), ("Req", "a-req")):
+        paste = f"AttributeError: '{cls}' object has no attribute 'pixel_values'"
+        result = match_error(paste, index)
+        assert result.matches[0].record_id == first
+        assert not any("words it alike" in u for u in result.answer["unknown"])
+
+
 def test_a_getattr_no_frame_is_in_did_not_raise_a_traceback_s_error():
     """With its traceback, `'Runtime' object has no attribute 'flush_cache'` came from the
     statement on the innermost frame: a `__getattr__` elsewhere would have been a frame."""
@@ -351,8 +366,15 @@ def test_a_getattr_no_frame_is_in_did_not_raise_a_traceback_s_error():
     result = match_error(framed, index)
     assert result.matches == ()
     assert any("Python words this message itself" in u for u in result.answer["unknown"])
-    # Without a traceback nothing says where: the `__getattr__` stays a candidate.
-    assert [m.record_id for m in match_error(message, index).matches] == ["req-getattr"]
+    # Without a traceback nothing says where: the `__getattr__` stays a candidate, and the
+    # answer says it raised this only for a `Req`, which the paste does not say `Runtime` is.
+    alone = match_error(message, index)
+    assert [m.record_id for m in alone.matches] == ["req-getattr"]
+    (said,) = [u for u in alone.answer["unknown"] if "words it alike" in u]
+    assert "its own class (Req)" in said and "only if `Runtime` is that class" in said
+    own = match_error("AttributeError: 'Req' object has no attribute 'flush_cache'", index)
+    assert [m.record_id for m in own.matches] == ["req-getattr"]
+    assert not any("words it alike" in u for u in own.answer["unknown"])
     # A frame in its file makes it the answer.
     inside = framed.replace("api.py", "managers/schedule_batch.py")
     assert [m.record_id for m in match_error(inside, index).matches][:1] == ["req-getattr"]
