@@ -131,7 +131,7 @@ WEAK_PATTERN_CHARS = 16
 # frame of the traceback is in its file; such a match ranks below the frames' evidence.
 _INTERPRETER_MESSAGE = re.compile(
     r"""(?x)\A(?:
-      (?:type\ object\ )?'?[\w.<>]+'?\ (?:object\ )?has\ no\ attribute\ '?[\w.]+'?
+      (?:type\ object\ |module\ )?'?[\w.<>]+'?\ (?:object\ )?has\ no\ attribute\ '?[\w.]+'?
     | [\w.<>]+\(\)\ (?:got\ an\ unexpected\ keyword\ argument|got\ multiple\ values\ for
         \ argument|missing\ \d+\ required\ (?:positional|keyword-only)\ arguments?|takes)\ \S.*
     | (?:list|tuple|string|range)\ index\ out\ of\ range
@@ -151,6 +151,11 @@ _INTERPRETER_MESSAGE = re.compile(
 # `None` or a builtin type, which only the interpreter's own error names.
 _SELF_TYPE = re.compile(r"\A['\"]?\{(?:type\(self\)|self\.__class__)\.__(?:qual)?name__\}")
 _CLASS_NAME = re.compile(r"[A-Za-z_][\w.]*")
+# A module's own `__getattr__` (PEP 562) words `module '{__name__}' has no attribute ...`:
+# the value is that module's dotted name, which its file's path spells.
+# A lazy module's class words it with `{self.__name__}`: a module of that package.
+_OWN_MODULE = re.compile(r"\Amodule ['\"]?\{(self\.)?__name__(?:!r)?\}['\"]? ")
+_PATH_ROOTS = frozenset({"src", "python", "lib"})  # folders above a repository's package
 _BUILTIN_TYPES = frozenset(
     {name for name, value in vars(builtins).items() if isinstance(value, type)}
     | {"NoneType", "function", "method", "module", "builtin_function_or_method", "generator"}
@@ -415,7 +420,7 @@ def _build(
     ):
         # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE); a
         # `__getattr__` of the very class the message names before those of other classes.
-        own = _names_its_class(entry, exc.message)
+        own = _names_its_owner(entry, exc.message, span[0] if span else 0)
         score = 0.15 + 0.03 * _CLASS_LEVEL[agreement] + 0.015 * spec + 0.01 * own
         tier: tuple[int | float, float] = (0.5, specificity + 1000 * own)
     elif kind == KIND_PREFIX or (
@@ -528,8 +533,8 @@ def _raised_in_a_frame(exc: ParsedException) -> bool:
 @lru_cache(maxsize=1 << 12)
 def _only_interpreter_words(message: str) -> bool:
     """The template's literal words are all the interpreter's (its values aside)."""
-    if _SELF_TYPE.match(message):
-        return False  # names its own class: `_not_its_class` checks the value
+    if _SELF_TYPE.match(message) or _OWN_MODULE.match(message):
+        return False  # names its own class or module: `_not_its_class`/`_module` check it
     literal = _PLACEHOLDER.sub(" ", message)
     return all(w.lower() in _INTERPRETER_WORDS for w in _TEMPLATE_WORD.findall(literal))
 
@@ -549,7 +554,7 @@ def _alike_by_wording(entry: PatternEntry, frame_files: set[str]) -> bool:
     words (its own class's name aside), in a file no frame is in: alike text, no evidence."""
     if not entry.error_message or (frame_files and file_key(entry.file_path or "") in frame_files):
         return False
-    message = _SELF_TYPE.sub("", entry.error_message)
+    message = _OWN_MODULE.sub("", _SELF_TYPE.sub("", entry.error_message))
     return _only_interpreter_words(message)
 
 
@@ -571,15 +576,46 @@ def _not_its_class(entry: PatternEntry, message: str, start: int) -> bool:
     return _CLASS_NAME.fullmatch(value) is None or (value in _BUILTIN_TYPES and value != own)
 
 
+def _not_its_module(entry: PatternEntry, message: str, start: int) -> bool:
+    """The record's message names its own module (a module `__getattr__`), and the paste
+    names another module there: `module 'vllm._custom_ops'` was not raised in torch's."""
+    return _module_fit(entry, message, start) == 0
+
+
+def _module_fit(entry: PatternEntry, message: str, start: int) -> int | None:
+    """For a template naming its own module: 2 when the paste names that very module, 1 a
+    module of its package (`{self.__name__}`: a lazy module's class), 0 another; else None."""
+    template = entry.error_message or ""
+    found = _OWN_MODULE.match(template)
+    if found is None or not entry.file_path or not message.startswith("module ", start):
+        return None
+    after = template[found.end() :].split("{", 1)[0]
+    stop = message.find(" " + after, start + len("module ")) if after else -1
+    if stop < 0:
+        return None
+    value = message[start + len("module ") : stop].strip("'\"")
+    path = entry.file_path.replace("\\", "/").removesuffix(".py").removesuffix("/__init__")
+    parts = path.split("/")
+    while len(parts) > 1 and parts[0] in _PATH_ROOTS:
+        parts = parts[1:]
+    if found.group(1):  # any module of the file's package
+        return int(value.split(".", 1)[0] == parts[0])
+    own = ".".join(parts)
+    return 2 if value and (own == value or own.endswith("." + value)) else 0
+
+
 def _owner_class(function: str | None) -> str:
     """The class of a method's qualified name (`Req.__getattr__` -> `Req`), else ""."""
     function = function or ""
     return function.rsplit(".", 1)[0].rsplit(".", 1)[-1] if "." in function else ""
 
 
-def _names_its_class(entry: PatternEntry, message: str) -> bool:
+def _names_its_owner(entry: PatternEntry, message: str, start: int) -> bool:
     """A template worded for an instance of its own class (`'{type(self).__name__}' object
-    has no attribute ...` in `Req.__getattr__`) and a message naming that very class."""
+    has no attribute ...` in `Req.__getattr__`) or for its own module, and a message naming
+    that very class or module."""
+    if _module_fit(entry, message, start) == 2:
+        return True
     if not _SELF_TYPE.match(entry.error_message or ""):
         return False
     found = _NO_ATTRIBUTE.search(message)
@@ -1297,6 +1333,7 @@ def _is_evidence(hit: PatternHit, exc: ParsedException, frame_files: set[str]) -
     """Whether a hit says anything of where the error came from (see the checks)."""
     return (
         not _not_its_class(hit.entry, exc.message, hit.start)
+        and not _not_its_module(hit.entry, exc.message, hit.start)
         and not _says_nothing(hit.entry, exc, frame_files)
         and not _not_in_the_traceback(hit.entry, exc, frame_files)
     )

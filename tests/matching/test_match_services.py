@@ -335,6 +335,74 @@ def test_a_getattr_naming_its_own_class_fits_no_builtin_type(message, found):
     assert "bare-getattr" not in ids  # its value would be "'Req' object"
 
 
+def _module_entry(record_id: str, message: str, path: str, function: str) -> PatternEntry:
+    pattern = "".join(
+        ".+?" if part.startswith("{") else re.escape(part)
+        for part in re.split(r"(\{[^}]*\})", message)
+        if part
+    )
+    return PatternEntry(
+        record_id, pattern, "AttributeError", path, 10, message, function=function, repo="x/y"
+    )
+
+
+MODULE_SITES = [
+    _module_entry(
+        "torch-mod",
+        "module '{__name__}' has no attribute '{name}'",
+        "torch/__init__.py",
+        "__getattr__",
+    ),
+    _module_entry(
+        "args-mod",
+        "module {__name__} has no attribute {name}",
+        "python/sglang/srt/server_args.py",
+        "__getattr__",
+    ),
+    _module_entry(
+        "lazy",
+        "module {self.__name__} has no attribute {name}",
+        "src/transformers/utils/import_utils.py",
+        "_LazyModule.__getattr__",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("module", "found"),
+    [
+        ("torch", ["torch-mod"]),
+        ("sglang.srt.server_args", ["args-mod"]),
+        ("transformers.models.auto", ["lazy"]),  # a lazy module of its package
+        ("vllm._custom_ops", []),  # no module's `__getattr__` of these is vllm's
+        ("sglang.srt.utils", []),
+    ],
+)
+def test_a_modules_getattr_raised_only_its_own_modules_error(module, found):
+    """`module 'X' has no attribute 'y'` from a module's `__getattr__` (PEP 562) names that
+    module: the site fits only the module its file is (or, a lazy module's class, its
+    package); for any other module Python worded it, and the answer says so."""
+    paste = f"[Bug] AttributeError: module '{module}' has no attribute 'silu_and_mul'"
+    result = match_error(paste, MatchIndex(MODULE_SITES))
+    assert [m.record_id for m in result.matches] == found
+    if not found:
+        assert any("Python words this message itself" in u for u in result.answer["unknown"])
+
+
+def test_a_modules_getattr_no_frame_is_in_did_not_raise_a_tracebacks_error():
+    framed = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/layers/quantization/fp8.py", line 51, in apply\n'
+        "    return torch.float8_e4m3fnuz\n"
+        "AttributeError: module 'torch' has no attribute 'float8_e4m3fnuz'"
+    )
+    assert match_error(framed, MatchIndex(MODULE_SITES)).matches == ()
+    inside = framed.replace("/x/sglang/srt/layers/quantization/fp8.py", "/x/torch/__init__.py")
+    assert [m.record_id for m in match_error(inside, MatchIndex(MODULE_SITES)).matches] == [
+        "torch-mod"
+    ]
+
+
 def test_a_getattr_of_the_class_the_message_names_goes_first():
     """Of two `__getattr__` that word the message alike, the one of the class the paste
     names raised it (the other only for its own class's instances)."""
