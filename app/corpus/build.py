@@ -49,7 +49,9 @@ Progress = Callable[[str], None]
 def default_jobs() -> int:
     """The processes that draft releases when none is asked for: one per usable CPU, at
     most MAX_DEFAULT_JOBS."""
-    return max(1, min(len(os.sched_getaffinity(0)), MAX_DEFAULT_JOBS))
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux; elsewhere every CPU
+    cpus = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return max(1, min(cpus, MAX_DEFAULT_JOBS))
 
 
 @dataclass(frozen=True, slots=True)
