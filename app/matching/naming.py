@@ -63,7 +63,8 @@ def paste_words(text: str, messages: Iterable[str] = ()) -> frozenset[str]:
             head = head.replace(message, " ")
         if "." in message or "/" in message:
             for token in message[:MAX_NAMING_CHARS].lower().translate(_PATH_CHARS).split():
-                pieces = token.replace("/", ".").split(".")
+                # A sentence's full stop after a module (`loading sglang.x.gemma3n_mm.`).
+                pieces = token.replace("/", ".").strip(".").split(".")
                 if len(pieces) >= 3:
                     paths.append(pieces[-2] if pieces[-1] == "py" else pieces[-1])
     out: set[str] = set()

@@ -911,6 +911,15 @@ def test_a_log_line_naming_a_module_path_names_its_file():
         for name in ("glm4v_moe", "glm4v", "llama")
     ]
     assert named[0] > named[1] > named[2] == 0
+    # The module ends a sentence (sglang's registry, 0.4.8: `... gemma3n_mm. cannot ...`).
+    line = (
+        "Ignore import error when loading sglang.srt.models.gemma3n_mm. cannot import name "
+        "'Gemma3nAudioConfig' from 'transformers'"
+    )
+    words = paste_words(line, [line])
+    assert file_named(words, "python/sglang/srt/models/gemma3n_mm.py") > file_named(
+        words, "python/sglang/srt/models/gemma3n_audio.py"
+    )
 
 
 def test_a_quoted_asserts_expression_finds_that_assert_and_says_how():
