@@ -320,12 +320,19 @@ def file_key(path: str) -> str:
 _SOURCE_ROOTS = frozenset({"python", "src", "lib"})
 
 
+def package_parts(path: str) -> tuple[str, ...]:
+    """A path's components from its package folder on (`python/sglang/srt/x.py` ->
+    `sglang`, `srt`, `x.py`); the last is always kept."""
+    parts = path_parts(path)
+    while len(parts) > 1 and parts[0] in _SOURCE_ROOTS:
+        parts = parts[1:]
+    return parts
+
+
 def _same_package(entry_path: str, frame_parts: tuple[str, ...]) -> bool:
     """Whether a frame's path (its components) holds the entry's package folder and the
     folder below it, in turn (`sglang/srt`), before its file name."""
-    dirs = path_parts(entry_path)[:-1]
-    while dirs and dirs[0] in _SOURCE_ROOTS:
-        dirs = dirs[1:]
+    dirs = package_parts(entry_path)[:-1]
     if len(dirs) < 2:
         return False
     head = dirs[:2]

@@ -35,6 +35,7 @@ from app.matching.index import (
     PatternHit,
     VerifyBudget,
     file_key,
+    package_parts,
     path_parts,
 )
 from app.matching.naming import file_named, mentions, paste_words
@@ -155,7 +156,6 @@ _CLASS_NAME = re.compile(r"[A-Za-z_][\w.]*")
 # the value is that module's dotted name, which its file's path spells.
 # A lazy module's class words it with `{self.__name__}`: a module of that package.
 _OWN_MODULE = re.compile(r"\Amodule ['\"]?\{(self\.)?__name__(?:!r)?\}['\"]? ")
-_PATH_ROOTS = frozenset({"src", "python", "lib"})  # folders above a repository's package
 _BUILTIN_TYPES = frozenset(
     {name for name, value in vars(builtins).items() if isinstance(value, type)}
     | {"NoneType", "function", "method", "module", "builtin_function_or_method", "generator"}
@@ -595,9 +595,7 @@ def _module_fit(entry: PatternEntry, message: str, start: int) -> int | None:
         return None
     value = message[start + len("module ") : stop].strip("'\"")
     path = entry.file_path.replace("\\", "/").removesuffix(".py").removesuffix("/__init__")
-    parts = path.split("/")
-    while len(parts) > 1 and parts[0] in _PATH_ROOTS:
-        parts = parts[1:]
+    parts = package_parts(path)
     if found.group(1):  # any module of the file's package
         return int(value.split(".", 1)[0] == parts[0])
     own = ".".join(parts)
@@ -636,9 +634,11 @@ def _alike_owners(
             continue
         named = found.group(1)
         break
+    if named is None:
+        return None
     owners: list[str] = []
     for match in matches:
-        if named is None or match.why.kind != KIND_PATTERN:
+        if match.why.kind != KIND_PATTERN:
             continue
         entry = index.get(match.record_id)
         owner = _owner_class(entry.function) if entry is not None else ""
@@ -646,7 +646,7 @@ def _alike_owners(
             return None
         if owner not in owners:
             owners.append(owner)
-    return (named, tuple(owners)) if named is not None and owners else None
+    return (named, tuple(owners)) if owners else None
 
 
 def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> bool:
@@ -743,7 +743,7 @@ def _attribute_items(
         best: dict[tuple[str, str], tuple[int, PatternEntry]] = {}
         holders = _holder_names(cls)
         for record_id, function, reads in readers(attr):
-            owner = function.split(".")[-2] if function.count(".") else ""
+            owner = _owner_class(function)
             exact = owner == cls
             if attr in reads and (
                 exact

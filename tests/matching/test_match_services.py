@@ -299,17 +299,22 @@ def test_a_template_of_only_the_interpreters_words_is_no_evidence():
     assert [m.record_id for m in match_error(in_torch, index).matches][0] == "torch-generic"
 
 
-def _getattr_entry(record_id: str, message: str, function: str) -> PatternEntry:
-    pattern = message.replace("{type(self).__name__}", ".+?").replace("{name}", ".+?")
+def _getattr_entry(
+    record_id: str,
+    message: str,
+    function: str,
+    path: str = "python/sglang/srt/managers/schedule_batch.py",
+    line: int = 120,
+    repo: str = "sgl-project/sglang",
+) -> PatternEntry:
+    """An AttributeError site whose pattern is its template, each `{placeholder}` any text."""
+    pattern = "".join(
+        ".+?" if part.startswith("{") else re.escape(part)
+        for part in re.split(r"(\{[^}]*\})", message)
+        if part
+    )
     return PatternEntry(
-        record_id,
-        pattern,
-        "AttributeError",
-        "python/sglang/srt/managers/schedule_batch.py",
-        120,
-        message,
-        function=function,
-        repo="sgl-project/sglang",
+        record_id, pattern, "AttributeError", path, line, message, function=function, repo=repo
     )
 
 
@@ -335,36 +340,28 @@ def test_a_getattr_naming_its_own_class_fits_no_builtin_type(message, found):
     assert "bare-getattr" not in ids  # its value would be "'Req' object"
 
 
-def _module_entry(record_id: str, message: str, path: str, function: str) -> PatternEntry:
-    pattern = "".join(
-        ".+?" if part.startswith("{") else re.escape(part)
-        for part in re.split(r"(\{[^}]*\})", message)
-        if part
-    )
-    return PatternEntry(
-        record_id, pattern, "AttributeError", path, 10, message, function=function, repo="x/y"
-    )
-
-
 MODULE_SITES = [
-    _module_entry(
-        "torch-mod",
-        "module '{__name__}' has no attribute '{name}'",
-        "torch/__init__.py",
-        "__getattr__",
-    ),
-    _module_entry(
-        "args-mod",
-        "module {__name__} has no attribute {name}",
-        "python/sglang/srt/server_args.py",
-        "__getattr__",
-    ),
-    _module_entry(
-        "lazy",
-        "module {self.__name__} has no attribute {name}",
-        "src/transformers/utils/import_utils.py",
-        "_LazyModule.__getattr__",
-    ),
+    _getattr_entry(rid, message, function, path, 10, "x/y")
+    for rid, message, path, function in (
+        (
+            "torch-mod",
+            "module '{__name__}' has no attribute '{name}'",
+            "torch/__init__.py",
+            "__getattr__",
+        ),
+        (
+            "args-mod",
+            "module {__name__} has no attribute {name}",
+            "python/sglang/srt/server_args.py",
+            "__getattr__",
+        ),
+        (
+            "lazy",
+            "module {self.__name__} has no attribute {name}",
+            "src/transformers/utils/import_utils.py",
+            "_LazyModule.__getattr__",
+        ),
+    )
 ]
 
 

@@ -7,13 +7,12 @@ These are printed by argparse (CPython's standard library, not drafted), as
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+
+from tests.records.conftest import RECORDS, import_curated, top_match
 
 pytestmark = pytest.mark.integration
 
-RECORDS = Path(__file__).resolve().parents[2] / "data" / "records"
 ARGPARSE_RECORDS = RECORDS / "python-argparse.jsonl"
 
 PASTES = {
@@ -40,23 +39,14 @@ PASTES = {
 
 @pytest.fixture
 def argparse_records(app, runner):
-    result = runner.invoke(args=["records", "import", str(ARGPARSE_RECORDS)])
-    assert result.exit_code == 0, result.output
-    lines = ARGPARSE_RECORDS.read_text(encoding="utf-8").splitlines()
-    assert f"{len(lines)} created" in result.output and " 0 invalid" in result.output
-    from app.corpus.catalog import forget
-
-    forget()
+    import_curated(runner, ARGPARSE_RECORDS)
     return app
 
 
 @pytest.mark.parametrize("name", sorted(PASTES))
 def test_each_paste_finds_its_curated_argparse_record(argparse_records, client, name):
     text, slug = PASTES[name]
-    resp = client.post("/api/v1/match", json={"text": text, "limit": 3})
-    assert resp.status_code == 200
-    (top, *_) = resp.get_json()["matches"]
-    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    top, record = top_match(client, text)
     assert record["slug"] == slug
     assert (top["curated"], top["repo"]) == (True, "python/cpython")
     assert any("--help" in s for s in top["solutions"])

@@ -8,15 +8,13 @@ users paste them as tracebacks, issue titles and the 400 bodies their clients go
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from app.corpus.catalog import forget
+from tests.records.conftest import RECORDS, import_curated, top_match
 
 pytestmark = pytest.mark.integration
 
-RECORDS = Path(__file__).resolve().parents[2] / "data" / "records" / "chat-templates.jsonl"
+CHAT_RECORDS = RECORDS / "chat-templates.jsonl"
 
 # Real pastes, as written (sources in the comments).
 PASTES = {
@@ -59,21 +57,14 @@ PASTES = {
 
 @pytest.fixture
 def chat_template_records(app, runner):
-    result = runner.invoke(args=["records", "import", str(RECORDS)])
-    assert result.exit_code == 0, result.output
-    lines = RECORDS.read_text(encoding="utf-8").splitlines()
-    assert f"{len(lines)} created" in result.output and " 0 invalid" in result.output
-    forget()
+    import_curated(runner, CHAT_RECORDS)
     return app
 
 
 @pytest.mark.parametrize("name", sorted(PASTES))
 def test_each_paste_finds_its_chat_template_record(chat_template_records, client, name):
     text, slug = PASTES[name]
-    resp = client.post("/api/v1/match", json={"text": text, "limit": 3})
-    assert resp.status_code == 200
-    (top, *_) = resp.get_json()["matches"]
-    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    top, record = top_match(client, text)
     assert record["slug"] == slug
     assert top["curated"] is True
     assert top["repo"] in ("huggingface/transformers", "pallets/jinja")

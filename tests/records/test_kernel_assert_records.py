@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.records.conftest import RECORDS
+from tests.records.conftest import RECORDS, import_curated
 
 pytestmark = pytest.mark.integration
 
@@ -244,7 +244,4 @@ def test_assert_lines_after_a_traceback_name_the_check_after_its_exception(curat
 
 
 def test_the_records_file_is_what_the_importer_accepts(runner, app):
-    result = runner.invoke(args=["records", "import", str(KERNEL_RECORDS)])
-    assert result.exit_code == 0, result.output
-    lines = KERNEL_RECORDS.read_text(encoding="utf-8").splitlines()
-    assert f"{len(lines)} created" in result.output and " 0 invalid" in result.output
+    import_curated(runner, KERNEL_RECORDS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import post_match_page
-from tests.records.conftest import RECORDS
+from tests.records.conftest import RECORDS, import_curated
 
 pytestmark = pytest.mark.integration
 
@@ -142,7 +142,4 @@ def test_the_page_explains_the_record_and_links_the_cpp_source(curated_records, 
 
 
 def test_the_records_file_is_what_the_importer_accepts(runner, app, tmp_path):
-    result = runner.invoke(args=["records", "import", str(TORCH_RECORDS)])
-    assert result.exit_code == 0, result.output
-    lines = TORCH_RECORDS.read_text(encoding="utf-8").splitlines()
-    assert f"{len(lines)} created" in result.output and " 0 invalid" in result.output
+    import_curated(runner, TORCH_RECORDS)
