@@ -69,12 +69,14 @@ MIN_TIMED_LINES = 3
 MAX_COLLAPSED_CHARS = 65_536
 _COLLAPSED_CUT = re.compile(r' {2,}(?=\S)|(?<=\S) (?=File ")')
 # A frame after the writer's words on its line ("the sglang error log is:File "...", line 9").
-_PROSE_FRAME = re.compile(r'(?<=[^\s>`*_])[ \t]*(?=File "[^"\n]{1,2000}", line \d)')
+_PROSE_FRAME = re.compile(
+    r'(?<=[^\s>`*_])[ \t]*(?=File "[^"\n]{1,2000}",[ \t]{0,4}line[ \t]{0,4}\d)'
+)
 _CLASS_TOKEN = re.compile(r"(?<=[\w)\]}'\"]) ([\w.]{1,200}+):(?= |$)")
 _EXCEPTION_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning")
 
 _TYPOGRAPHIC_FRAME = re.compile(
-    r"^[ \t>`]{0,8}File \u201c[^\n]{1,1000}\u201d, line \d", re.MULTILINE
+    r"^[ \t>`]{0,8}File \u201c[^\n]{1,1000}\u201d,[ \t]{0,4}line[ \t]{0,4}\d", re.MULTILINE
 )
 _STRAIGHT_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 

@@ -43,7 +43,10 @@ CHAIN_SEPARATORS = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
-_FRAME = re.compile(r'\s*File "([^"\n]{1,2000})", line (\d{1,9})(?:, in ([^\n]{1,300}))?')
+# Spacing as printed, or as a paste lost or doubled it (`",  line398, in load_weights`).
+_FRAME = re.compile(
+    r'\s*File "([^"\n]{1,2000})",[ \t]{0,4}line[ \t]{0,4}(\d{1,9})(?:,[ \t]{0,4}in ([^\n]{1,300}))?'
+)
 _CLASS = r"[A-Za-z_]\w{0,200}(?:\.[A-Za-z_<>]\w{0,200}>?){0,30}"
 _EXC_LINE = re.compile(r"(" + _CLASS + r")(?::(?: ([^\n]*))?)?$")
 _RAISE = re.compile(r"raise (" + _CLASS + r")\b")

@@ -25,6 +25,7 @@ from tests.matching.heldout import (
     FIFTH_DIR,
     FRESH_DIR,
     KINDS,
+    NINTH_DIR,
     SEVENTH_DIR,
     SIXTH_DIR,
     THIRD_DIR,
@@ -39,7 +40,16 @@ CASES = [
     *HELDOUT,
     *(
         c
-        for d in (FRESH_DIR, THIRD_DIR, CPP_DIR, FIFTH_DIR, SIXTH_DIR, SEVENTH_DIR, EIGHTH_DIR)
+        for d in (
+            FRESH_DIR,
+            THIRD_DIR,
+            CPP_DIR,
+            FIFTH_DIR,
+            SIXTH_DIR,
+            SEVENTH_DIR,
+            EIGHTH_DIR,
+            NINTH_DIR,
+        )
         for c in load_cases(d)
     ),
 ]

@@ -384,6 +384,19 @@ def test_a_frame_after_the_writers_words_on_its_line_is_read():
     assert [(f.line, f.function) for f in exc.frames] == [(539, "_batch_encode_plus")]
 
 
+@pytest.mark.parametrize(
+    "tail",
+    ['",  line398, in load_weights', '",line398, in load_weights', '", line 398,in load_weights'],
+)
+def test_a_frame_whose_spacing_the_paste_changed_is_read(tail):
+    # sglang issue thread: `",  line398, in load_weights` (a space moved), and variants.
+    path = "/sgl-workspace/sglang/python/sglang/srt/models/qwen2.py"
+    text = f"  File \"{path}{tail}\n    param = params_dict[name]\nKeyError: 'lm_head.weight'"
+    (exc,) = own(parse_error(text))
+    assert exc.error_class == "KeyError"
+    assert [(f.line, f.function) for f in exc.frames] == [(398, "load_weights")]
+
+
 def test_a_servers_error_and_fastapis_detail_bodies_are_read():
     # A string under "error" (sglang's API-key middleware) or "detail" (FastAPI's
     # HTTPException); OpenAI's "error" object is read through its "message".
