@@ -12,7 +12,16 @@ from repro.vocabulary import DEFAULT_PLATFORM, Platform, RunStatus
 
 HREF = "The record's page: stable, for an LSP diagnostic's href"
 MatchKind = Literal[
-    "pattern", "statement", "assertion", "prefix", "frame", "key", "attribute", "named", "text"
+    "pattern",
+    "statement",
+    "assertion",
+    "prefix",
+    "frame",
+    "key",
+    "attribute",
+    "reader",
+    "named",
+    "text",
 ]
 # app.matching's CLASS_* values (tests/api/test_openapi.py checks that they agree).
 ClassAgreement = Literal["exact", "name", "different", "unknown"]

@@ -14,6 +14,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -32,9 +33,9 @@ from app.drafts.sources import iter_python_files
 # Bump DRAFTER_VERSION when the drafter changes what a release yields (re-drafts every
 # release), FORMAT_VERSION when the merge or the corpus lines change.
 DRAFTER_VERSION = "8"
-FORMAT_VERSION = "5"
+FORMAT_VERSION = "6"
 # Bump when what a statement site is changes (re-drafts the releases that draft them).
-STATEMENT_VERSION = "12"
+STATEMENT_VERSION = "13"
 # Bump NATIVE_VERSION when the C++ drafter (app/drafts/cxx.py) changes: re-drafts only the
 # releases with `native` sources.
 NATIVE_VERSION = "1"
@@ -154,6 +155,16 @@ def _draft_all(
     return wheels, drafts
 
 
+# What pytest would collect as a test (a `test_*` function, a method of a `Test*` class,
+# and what they define inside): upstream's own tests, where no user's error is raised.
+_TEST_CODE = re.compile(r"test_|Test[A-Z0-9_]")
+
+
+def is_test_code(function: str) -> bool:
+    """Whether a site's enclosing function is a test's, by pytest's naming rules."""
+    return _TEST_CODE.match(function) is not None
+
+
 def _site_id(repo: str, chain: Chain, seen: dict[str, int]) -> str:
     first = chain.first
     base = f"{repo}\nsite\n{first['path']}\n{first['function']}\n{identity(first)}"
@@ -224,7 +235,12 @@ def _package_lines(
     repo = releases[0].repo
     by_version = {r.release: r for r in releases}
     tags = {r.release: r.tag for r in releases}
-    chains = merge_releases([(r.release, drafts[r.sha256].sites) for r in releases])
+    chains = merge_releases(
+        [
+            (r.release, [s for s in drafts[r.sha256].sites if not is_test_code(s["function"])])
+            for r in releases
+        ]
+    )
     seen: dict[str, int] = {}
     ids = [_site_id(repo, chain, seen) for chain in chains]
     latest_of: dict[str, list[int]] = {}

@@ -51,8 +51,10 @@ class RaiseSite:
     pattern: str | None = None
     # A message passed to a raising helper (helpers.py): the helper's file, where it raises.
     path: str | None = None
-    # What a method reads of its instance: `self.x` as "x", `self.x.y` as "x.y" (statement
-    # drafting only): an `'Cls' object has no attribute 'x'` with no frame names them.
+    # What the function reads (statement drafting only): of its instance, `self.x` as "x"
+    # and `self.x.y` as "x.y"; of an imported module, its dotted path ("torch.cuda.x"). An
+    # `'Cls' object has no attribute 'x'` or `module 'm' has no attribute 'x'` with no frame
+    # names them.
     self_reads: tuple[str, ...] = ()
 
 

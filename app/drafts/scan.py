@@ -190,12 +190,48 @@ class _Function:
 
 
 MAX_SELF_READS = 128
+MAX_MODULE_READS = 64
 
 
-def self_reads(node: ast.AST) -> tuple[str, ...]:
-    """What a method reads of its instance, sorted: `self.x` as "x", `self.x.y` as "x.y"
-    (what an `AttributeError` on `self` or on `self.x` names)."""
+def import_aliases(tree: ast.AST) -> dict[str, str]:
+    """What each name an absolute import binds stands for: `import a.b as m` -> `a.b`,
+    `import a.b` -> `a`, `from a import b as c` -> `a.b` (b a module or not)."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found.setdefault(alias.asname, alias.name)
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    found.setdefault(top, top)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                if alias.name != "*":
+                    found.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
+    return found
+
+
+def _dotted(node: ast.Attribute, modules: Mapping[str, str]) -> str | None:
+    """`ops.silu_and_mul` as `vllm._custom_ops.silu_and_mul` when `ops` is an import's
+    name; None for any other chain."""
+    names = [node.attr]
+    inner = node.value
+    while isinstance(inner, ast.Attribute):
+        names.append(inner.attr)
+        inner = inner.value
+    if not isinstance(inner, ast.Name) or inner.id not in modules:
+        return None
+    return ".".join([modules[inner.id], *reversed(names)])
+
+
+def self_reads(node: ast.AST, modules: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """What a function reads, sorted: of its instance, `self.x` as "x" and `self.x.y` as
+    "x.y" (what an `AttributeError` on `self` or on `self.x` names); of a module an import
+    bound, its dotted path (`ops.silu_and_mul` as "vllm._custom_ops.silu_and_mul", what
+    `module 'vllm._custom_ops' has no attribute 'silu_and_mul'` names)."""
     found: set[str] = set()
+    dotted: set[str] = set()
     for sub in ast.walk(node):
         if not isinstance(sub, ast.Attribute) or not isinstance(sub.ctx, ast.Load):
             continue
@@ -208,7 +244,11 @@ def self_reads(node: ast.AST) -> tuple[str, ...]:
             and inner.value.id == "self"
         ):
             found.add(f"{inner.attr}.{sub.attr}")
-    return tuple(sorted(found)[:MAX_SELF_READS])
+        elif modules:
+            path = _dotted(sub, modules)
+            if path is not None:
+                dotted.add(path)
+    return tuple(sorted(found)[:MAX_SELF_READS] + sorted(dotted)[:MAX_MODULE_READS])
 
 
 def _mapping_keys(func: _Function, name: str) -> list[str]:
@@ -389,9 +429,11 @@ class _Scanner:
         # Reported messages kept in a variable, and the variables raise sites use.
         self._pending: list[tuple[str, str, int]] = []
         self._raised: set[tuple[str, str]] = set()
-        # Methods by qualified name, and what each reads of `self` (computed on need).
-        self._methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        # Functions by qualified name, and what each reads of `self` and of imported
+        # modules (computed on need).
+        self._functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self._reads_of: dict[str, tuple[str, ...]] = {}
+        self._aliases: dict[str, str] = {}
 
     def run(self, tree: ast.AST) -> None:
         body = getattr(tree, "body", [])
@@ -408,17 +450,18 @@ class _Scanner:
         drop = {i for name, var, i in self._pending if (name, var) in self._raised}
         if drop:
             self.statements = [s for i, s in enumerate(self.statements) if i not in drop]
-        if self.own is not None and self._methods:
+        if self.own is not None and self._functions:
+            self._aliases = import_aliases(tree)
             self.sites = [self._with_reads(s) for s in self.sites]
             self.statements = [self._with_reads(s) for s in self.statements]
 
     def _with_reads(self, site: RaiseSite) -> RaiseSite:
-        node = self._methods.get(site.function)
+        node = self._functions.get(site.function)
         if node is None:
             return site
         reads = self._reads_of.get(site.function)
         if reads is None:
-            reads = self._reads_of[site.function] = self_reads(node)
+            reads = self._reads_of[site.function] = self_reads(node, self._aliases)
         return replace(site, self_reads=reads) if reads else site
 
     def _body(
@@ -430,8 +473,7 @@ class _Scanner:
     def _stmt(self, stmt: ast.stmt, scope: list[str], func: _Function, conds: list[_Cond]) -> None:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             inner = _Function(".".join([*scope, stmt.name]), stmt)
-            if scope and stmt.args.args and stmt.args.args[0].arg == "self":
-                self._methods.setdefault(inner.name, stmt)
+            self._functions.setdefault(inner.name, stmt)
             self._body(stmt.body, [*scope, stmt.name], inner, [])
             return
         if isinstance(stmt, ast.ClassDef):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import builtins
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from functools import lru_cache, partial
@@ -60,6 +60,9 @@ KIND_KEY = "key"  # a KeyError quoting a weight's name, no frame: the loaders' l
 KIND_TEXT = "text"
 # `'Cls' object has no attribute 'x'` with no frame: the methods of Cls that read `self.x`.
 KIND_ATTRIBUTE = "attribute"
+# The same with no method of that class reading it: the few functions that read an attribute
+# of that name of any object (`self.base_model.get_module_name`).
+KIND_READER = "reader"
 # No message matched, no frame: the paste names a file and an error class (an issue title's
 # "NotImplementedError in kimik2_detector.py"): that class's raise sites in that file.
 KIND_NAMED = "named"
@@ -83,6 +86,7 @@ _TIER = {
     KIND_ASSERTION: 3,
     KIND_ATTRIBUTE: 3,
     KIND_PREFIX: 2,
+    KIND_READER: 2,
     KIND_FRAME: 1,
     KIND_KEY: 1,
     KIND_NAMED: 1,
@@ -91,6 +95,9 @@ _TIER = {
 _ATTRIBUTE_PROTOCOL = frozenset({"__getattr__", "__getattribute__"})
 # The attribute's closing quote may be lost where the paste was cut (`... attribute 'executor`).
 _NO_ATTRIBUTE = re.compile(r"'([A-Za-z_]\w*)' object has no attribute '([A-Za-z_]\w*)(?:'|\Z)")
+_NO_MODULE_ATTRIBUTE = re.compile(
+    r"(?<![\w'])module '([A-Za-z_][\w.]*)' has no attribute '([A-Za-z_]\w*)(?:'|\Z)"
+)
 # A class name retyped by hand (`TransformersForCasualLM`): this close to one that reads it.
 CLASS_NAME_SIMILARITY = 0.9
 MIN_CUT_CLASS = 5  # a class name cut off by the paste's end still names its class
@@ -99,6 +106,11 @@ MAX_ATTRIBUTE_LOOKUPS = 2  # distinct attributes looked up per paste
 # A method that reads the attribute of an object it holds under the class's name: below
 # the class's own methods (20), above a class of a close name (0).
 HELD_SPECIFICITY = 10
+# With no reader of that class, an attribute this few functions read names them (more would
+# be a guess among many: `.shape`, `.config`).
+MAX_RARE_READERS = 4
+# `module 'm' has no attribute 'x'`: the functions that read `m.x`, when at most this many do.
+MAX_MODULE_READERS = 8
 MAX_NAMED_FILES = 3  # `utils.py` names dozens of files: no evidence of which
 MAX_NAMED = 4  # file names, and error classes, a paste's words are read for
 MAX_NAMED_CHARS = 4_096
@@ -453,6 +465,12 @@ def _build(
         agreement = CLASS_EXACT  # the record stands for its method, not for its own class
         score = 0.9 + 0.002 * min(specificity, 40)
         tier = (_TIER[kind], 2)
+    elif kind == KIND_READER:
+        # A function that reads an attribute of that name, of an object of no known class:
+        # above a pattern any `__getattr__` shares, below a cut-off message of its own.
+        agreement = CLASS_UNKNOWN
+        score = 0.45
+        tier = (_TIER[kind], 0)
     elif kind == KIND_KEY:
         # Names the tensor and the paste share (specificity): below any frame's evidence.
         score = 0.1 + 0.01 * min(specificity, 10)
@@ -726,54 +744,32 @@ def _attribute_items(
 ) -> list[_Item]:
     """`'Scheduler' object has no attribute 'token_to_kv_pool'` with no traceback frame: a
     record of each method of that class (or of a class named almost so: a retyped title)
-    that reads `self.token_to_kv_pool`, those whose `self.x.y` the paste quotes first."""
+    that reads `self.token_to_kv_pool`, those whose `self.x.y` the paste quotes first; with
+    none, the few functions that read an attribute of that name. `module 'm' has no
+    attribute 'x'`: the few functions that read `m.x`."""
     items: list[_Item] = []
     asked: set[str] = set()
     for exc in parsed.exceptions:
         named = (exc.error_class or "AttributeError").rsplit(".", 1)[-1]
         if exc.frames or named != "AttributeError":
             continue
-        found = _NO_ATTRIBUTE.search(exc.message)
+        found = _NO_ATTRIBUTE.search(exc.message) or _NO_MODULE_ATTRIBUTE.search(exc.message)
         if found is None:
             continue
-        cls, attr = found.groups()
+        owner_name, attr = found.groups()
         if attr not in asked and len(asked) >= MAX_ATTRIBUTE_LOOKUPS:
             continue  # each lookup reads the store: a paste of hundreds asks for a few
         asked.add(attr)
-        best: dict[tuple[str, str], tuple[int, PatternEntry]] = {}
-        holders = _holder_names(cls)
-        for record_id, function, reads in readers(attr):
-            owner = _owner_class(function)
-            exact = owner == cls
-            if attr in reads and (
-                exact
-                or (
-                    owner
-                    and SequenceMatcher(None, owner.lower(), cls.lower()).ratio()
-                    >= CLASS_NAME_SIMILARITY
-                )
-            ):
-                quoted = sum(1 for r in reads if r.startswith(attr + ".") and r in parsed.text)
-                specificity = 20 * exact + 5 * min(quoted, 4)
-            elif _reads_held(reads, attr, holders):
-                specificity = HELD_SPECIFICITY
-            else:
-                continue
-            entry = index.get(record_id)
-            if entry is None:
-                continue
-            place = (entry.file_path or "", function)
-            # One record per method: the one more releases have.
-            held = best.get(place)
-            if held is None or (specificity, entry.releases) > (held[0], held[1].releases):
-                best[place] = (specificity, entry)
-        chosen = sorted(best.values(), key=lambda se: (-se[0], -se[1].releases))
+        if found.re is _NO_ATTRIBUTE:
+            kind, chosen = _class_readers(parsed, index, readers(attr), owner_name, attr)
+        else:
+            kind, chosen = KIND_READER, _module_readers(index, readers(attr), owner_name, attr)
         for specificity, entry in chosen[:MAX_ATTRIBUTE_SITES]:
             items.append(
                 _build(
                     entry,
                     exc,
-                    kind=KIND_ATTRIBUTE,
+                    kind=kind,
                     span=found.span(),
                     whole=False,
                     specificity=specificity,
@@ -782,6 +778,79 @@ def _attribute_items(
                 )
             )
     return items
+
+
+_Readers = Iterable[tuple[str, str, tuple[str, ...]]]
+
+
+def _class_readers(
+    parsed: ParsedError, index: MatchIndex, found: _Readers, cls: str, attr: str
+) -> tuple[str, list[tuple[int, PatternEntry]]]:
+    """The methods of ``cls`` that read ``attr`` (`attribute`), or with none, the few
+    functions that read an attribute of that name of another object (`reader`)."""
+    best: dict[tuple[str, str], tuple[int, PatternEntry]] = {}
+    others: dict[str, PatternEntry] = {}  # by function: readers of another class's
+    holders = _holder_names(cls)
+    for record_id, function, reads in found:
+        entry = index.get(record_id)
+        if entry is None:
+            continue
+        owner = _owner_class(function)
+        exact = owner == cls
+        if attr in reads and (
+            exact
+            or (
+                owner
+                and SequenceMatcher(None, owner.lower(), cls.lower()).ratio()
+                >= CLASS_NAME_SIMILARITY
+            )
+        ):
+            quoted = sum(1 for r in reads if r.startswith(attr + ".") and r in parsed.text)
+            specificity = 20 * exact + 5 * min(quoted, 4)
+        elif _reads_held(reads, attr, holders):
+            specificity = HELD_SPECIFICITY
+        else:
+            held = others.get(function)
+            if held is None or entry.releases > held.releases:
+                others[function] = entry
+            continue
+        # One record per method: the one more releases have.
+        place = (entry.file_path or "", function)
+        held_best = best.get(place)
+        if held_best is None or (specificity, entry.releases) > (
+            held_best[0],
+            held_best[1].releases,
+        ):
+            best[place] = (specificity, entry)
+    if best:
+        return KIND_ATTRIBUTE, sorted(best.values(), key=lambda se: (-se[0], -se[1].releases))
+    if len(others) > MAX_RARE_READERS:
+        return KIND_READER, []
+    return KIND_READER, _by_releases(others)
+
+
+def _module_readers(
+    index: MatchIndex, found: _Readers, module: str, attr: str
+) -> list[tuple[int, PatternEntry]]:
+    """The functions that read ``module.attr`` through an import of that module, when they
+    are few (`torch.float8_e4m3fn`, read in hundreds, names none of them)."""
+    path = f"{module}.{attr}"
+    readers: dict[str, PatternEntry] = {}
+    for record_id, function, reads in found:
+        entry = index.get(record_id)
+        if entry is None or path not in reads:
+            continue
+        held = readers.get(function)
+        if held is None or entry.releases > held.releases:
+            readers[function] = entry
+    return _by_releases(readers) if len(readers) <= MAX_MODULE_READERS else []
+
+
+def _by_releases(by_function: dict[str, PatternEntry]) -> list[tuple[int, PatternEntry]]:
+    """One record per function, those more releases have first; a method renamed at some
+    release comes back under both names, as one record."""
+    distinct = {e.record_id: e for e in by_function.values()}
+    return sorted(((0, e) for e in distinct.values()), key=lambda se: -se[1].releases)
 
 
 def _holder_names(cls: str) -> tuple[str, str]:
@@ -1283,6 +1352,32 @@ def _answer(
             "Which of these methods ran, and why the attribute was never set (an `__init__`"
             " that failed or took another path, or a release that renamed it): paste the"
             " whole traceback to know."
+        )
+    elif kind == KIND_READER and any(
+        _NO_MODULE_ATTRIBUTE.search(e.message) for e in parsed.exceptions if not e.frames
+    ):
+        known.append(
+            "The message names a module and an attribute it lacks, with no traceback frame:"
+            " the module installed is not the release the code was written against (renamed,"
+            f" removed, or not built for this platform). Shown: {count} function(s) that read"
+            " that attribute of that module at a pinned release, each by one record raised"
+            " in it."
+        )
+        unknown.append(
+            "Which of them ran, and which release of that module is installed: paste the"
+            " whole traceback and the module's version (`pip show`) to know."
+        )
+    elif kind == KIND_READER:
+        known.append(
+            "The message names a class and an attribute it lacks, with no traceback frame. No"
+            " method of that class reads that attribute at a pinned release; only"
+            f" {count} function(s) read an attribute of that name, of some other object"
+            " (`self.base_model.x`), and are shown, each by one record raised in it."
+        )
+        unknown.append(
+            "Whether the object one of them read was of that class (a subclass, a model or a"
+            " config the code was not written for), and which ran: paste the whole traceback"
+            " to know."
         )
     elif kind == KIND_NAMED:
         known.append(

@@ -10,6 +10,7 @@ import re
 import pytest
 from sqlalchemy import select
 
+from app.corpus.build import is_test_code
 from app.corpus.catalog import build_index, forget
 from app.corpus.models import RecordLocation
 from app.corpus.pins import DEFAULT_PINS
@@ -369,6 +370,25 @@ def test_a_title_naming_a_class_and_its_missing_attribute_finds_its_readers(buil
         assert all(m["kind"] != "attribute" for m in body["matches"]), text
 
 
+def test_a_title_naming_a_module_and_its_missing_attribute_finds_its_readers(built, client):
+    """sglang #3392's title (ROCm, vllm 0.7.2): 0.4.3's `fused_experts_impl` calls
+    `ops.silu_and_mul` after `from vllm import _custom_ops as ops`; the answer names it,
+    says what that means, and the page says why; a module no function reads names none."""
+    title = "[Bug] AttributeError: module 'vllm._custom_ops' has no attribute 'silu_and_mul'"
+    body = client.post("/api/v1/match", json={"text": title, "limit": 5}).get_json()
+    top = body["matches"][0]
+    assert top["kind"] == "reader"
+    assert top["at"]["filePath"].endswith("layers/moe/fused_moe_triton/fused_moe.py")
+    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    assert record["site"]["whyFired"]["function"] == "fused_experts_impl"
+    assert any("names a module and an attribute" in line for line in body["answer"]["known"])
+    page = post_match_page(client, title)
+    assert "or that very module's attribute" in page.get_data(as_text=True)
+    other = "AttributeError: module 'vllm._custom_ops' has no attribute 'zz_not_read'"
+    body = client.post("/api/v1/match", json={"text": other}).get_json()
+    assert all(m["kind"] != "reader" for m in body["matches"])
+
+
 def test_a_keyword_the_function_put_in_a_mapping_answers_at_that_call(built, client):
     """`kwargs["gguf_file"] = model` then `AutoConfig.from_pretrained(..., **kwargs)`: the
     message names the class called, not the code's words; the keyword finds the call."""
@@ -609,6 +629,21 @@ def test_an_error_body_the_client_got_finds_the_response_that_sent_it(app, runne
             "matches"
         ]
         assert (first["at"]["filePath"], first["errorMessage"]) == (path, message), text
+
+
+def test_upstreams_own_tests_are_not_records(app, runner, tmp_path):
+    """0.4.3's `build_eagle_tree.py` checks its kernel in `test_build_tree_kernel` (asserts
+    such as `tree mask has error.`): what pytest would collect is no user's error, and its
+    records only crowded the text search; the module's own sites stay."""
+    pins = small_pins(tmp_path, ("0.4.3",), include=("sglang/srt/speculative/build_eagle_tree.py",))
+    result = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        functions = set(db.session.scalars(select(RecordLocation.function)))
+    assert functions and "<module>" in functions
+    assert not any(f.startswith("test_") for f in functions), functions
+    assert [is_test_code(f) for f in ("test_x", "TestEagle.setUp", "test_x.inner")] == [True] * 3
+    assert not any(is_test_code(f) for f in ("Tester.run", "latest_test", "build_tree_kernel"))
 
 
 def test_a_narrowed_build_does_not_stand_in_for_the_whole_release(app, runner, tmp_path):

@@ -380,7 +380,22 @@ def test_a_methods_reads_of_self_are_kept_with_its_sites(statements):
     assert {"token_to_kv_pool", "token_to_kv_pool.available_size", "tree_cache"} <= set(
         site["selfReads"]
     )
-    assert all(not s["selfReads"] for s in draft.sites if "." not in s["function"])
+
+
+def test_a_functions_reads_of_imported_modules_are_kept_with_its_sites(statements):
+    """`ops.silu_and_mul` with `from vllm import _custom_ops as ops` (0.4.3's fused_moe.py)
+    is kept as `vllm._custom_ops.silu_and_mul`: what a frameless `module 'vllm._custom_ops'
+    has no attribute 'silu_and_mul'` names (sglang #3392, on ROCm)."""
+    draft, _ = statements
+    reads = {
+        r
+        for s in draft.sites
+        if s["function"] == "fused_experts_impl" and s["path"].endswith("fused_moe.py")
+        for r in s["selfReads"]
+    }
+    assert {"vllm._custom_ops.silu_and_mul", "torch.empty"} <= reads
+    # A name bound by no import (`silu_and_mul` from `sgl_kernel` is, but not as a module).
+    assert not any(r.startswith(("intermediate_cache", "ops.")) for r in reads)
 
 
 def test_a_deep_from_import_is_a_site_of_its_missing_submodule():

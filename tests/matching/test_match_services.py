@@ -12,6 +12,8 @@ from app.matching.services import (
     CLASS_EXACT,
     CLASS_NAME,
     CLASS_UNKNOWN,
+    MAX_MODULE_READERS,
+    MAX_RARE_READERS,
     MAX_SCORED_HITS,
     PER_SITE_KIND,
     class_agreement,
@@ -1217,6 +1219,86 @@ def test_a_frameless_missing_attribute_finds_the_methods_that_read_it_of_an_obje
     attributes = [m.record_id for m in result.matches if m.why.kind == "attribute"]
     assert sorted(attributes) == ["draft", "send"]
     assert result.matches[0].why.kind == "attribute"
+
+
+def test_a_missing_attribute_no_method_of_its_class_reads_finds_its_few_readers():
+    # sglang #1492: `'MiniCPM3ForCausalLM' object has no attribute 'get_module_name'`. No
+    # method of that class reads it; the one function that reads an attribute of that name
+    # (`self.base_model.get_module_name`) is where it came from, said as a weaker evidence.
+    readers = {
+        "get_module_name": (
+            ("lora", "LoRAManager.init_loras", ("base_model", "base_model.get_module_name")),
+        ),
+        "shape": tuple(
+            (f"s{i}", f"Layer{i}.forward", (f"x{i}.shape",)) for i in range(MAX_RARE_READERS + 1)
+        ),
+    }
+    index = MatchIndex(
+        [
+            _method_record("lora", "LoRAManager.init_loras", "LoRA rank too large"),
+            *(_method_record(f"s{i}", f"Layer{i}.forward", f"bad {i}") for i in range(9)),
+            PatternEntry("generic", "'.+?' object has no attribute '.+?'", "AttributeError"),
+        ]
+    )
+    title = "[Bug] AttributeError: 'MiniCPM3ForCausalLM' object has no attribute 'get_module_name'"
+    result = match_error(title, index, readers=lambda a: readers.get(a, ()))
+    assert [m.record_id for m in result.matches[:2]] == ["lora", "generic"]
+    assert result.matches[0].why.kind == "reader"
+    assert result.matches[0].why.class_agreement == "unknown"
+    assert any("No method of that class reads" in line for line in result.answer["known"])
+    assert any("Whether the object" in line for line in result.answer["unknown"])
+    # An attribute many functions read names none of them.
+    common = "AttributeError: 'Foo' object has no attribute 'shape'"
+    kinds = {
+        m.why.kind for m in match_error(common, index, readers=lambda a: readers.get(a, ())).matches
+    }
+    assert "reader" not in kinds
+    # A reader of the named class itself is an `attribute` match, and the others drop out.
+    own = "AttributeError: 'LoRAManager' object has no attribute 'base_model'"
+    readers["base_model"] = readers["get_module_name"]
+    found = match_error(own, index, readers=lambda a: readers.get(a, ())).matches
+    assert found[0].record_id == "lora" and found[0].why.kind == "attribute"
+
+
+def test_a_frameless_missing_module_attribute_finds_the_functions_that_read_it():
+    # sglang #3392 (ROCm): `module 'vllm._custom_ops' has no attribute 'silu_and_mul'`, read
+    # by `ops.silu_and_mul(...)` in fused_experts_impl; a function reading another module's
+    # `silu_and_mul` is not one, and an attribute read in many functions names none.
+    readers = {
+        "silu_and_mul": (
+            ("moe", "fused_experts_impl", ("torch.empty", "vllm._custom_ops.silu_and_mul")),
+            ("act", "SiluAndMul.forward_cuda", ("sgl_kernel.silu_and_mul",)),
+        ),
+        "float8_e4m3fn": tuple(
+            (f"s{i}", f"f{i}", ("torch.float8_e4m3fn",)) for i in range(MAX_MODULE_READERS + 1)
+        ),
+    }
+    index = MatchIndex(
+        [
+            _method_record("moe", "fused_experts_impl", "Hidden size mismatch"),
+            _method_record("act", "SiluAndMul.forward_cuda", "Unsupported dtype"),
+            *(_method_record(f"s{i}", f"f{i}", f"bad {i}") for i in range(9)),
+        ]
+    )
+
+    def lookup(attr):
+        return readers.get(attr, ())
+
+    title = "[Bug] AttributeError: module 'vllm._custom_ops' has no attribute 'silu_and_mul'"
+    result = match_error(title, index, readers=lookup)
+    assert [m.record_id for m in result.matches] == ["moe"]
+    assert result.matches[0].why.kind == "reader"
+    assert any("names a module and an attribute" in line for line in result.answer["known"])
+    assert any("pip show" in line for line in result.answer["unknown"])
+    many = "AttributeError: module 'torch' has no attribute 'float8_e4m3fn'"
+    assert not match_error(many, index, readers=lookup).matches
+    # With a traceback, its frames answer instead.
+    framed = (
+        'File "/x/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py", line 9, in f\n'
+        "    ops.silu_and_mul(a, b)\n"
+        "AttributeError: module 'vllm._custom_ops' has no attribute 'silu_and_mul'"
+    )
+    assert all(m.why.kind != "reader" for m in match_error(framed, index, readers=lookup).matches)
 
 
 def test_a_message_that_starts_as_a_template_elsewhere_is_the_innermost_statements_own():
