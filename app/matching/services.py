@@ -162,7 +162,16 @@ _INTERPRETER_MESSAGE = re.compile(
 # A message whose first value is the instance's own class (`'{type(self).__name__}' object
 # has no attribute '{name}'` in a `__getattr__`) names that class or a subclass: never
 # `None` or a builtin type, which only the interpreter's own error names.
-_SELF_TYPE = re.compile(r"\A['\"]?\{(?:type\(self\)|self\.__class__)\.__(?:qual)?name__\}")
+_SELF_TYPE = re.compile(r"\A['\"]?\{(?:type\(self\)|self\.__class__|cls)\.__(?:qual)?name__\}")
+# A template that names the callee it checks by a value: `{function_name}() got ...`.
+_CALLEE_VALUE = re.compile(r"\A\{[^{}]+\}(?:\.__init__)?\(\) ")
+# A call whose arguments do not fit its callee, as Python words it: the callee's name
+# (`HiRadixCache.__init__`, `NixlKVSender.send`, `f`) before `()`.
+_CALL_MISFIT = re.compile(
+    r"(?<![\w.])([A-Za-z_][\w.]*)\(\) (?:got an unexpected keyword argument"
+    r"|got multiple values for (?:keyword )?argument|missing \d+ required"
+    r"|takes (?:from )?\d+ (?:to \d+ )?positional arguments? but)"
+)
 _CLASS_NAME = re.compile(r"[A-Za-z_][\w.]*")
 # A module's own `__getattr__` (PEP 562) words `module '{__name__}' has no attribute ...`:
 # the value is that module's dotted name, which its file's path spells.
@@ -640,18 +649,25 @@ def _names_its_owner(entry: PatternEntry, message: str, start: int) -> bool:
 
 def _alike_owners(
     parsed: ParsedError, matches: tuple[Match, ...], index: MatchIndex
-) -> tuple[str, tuple[str, ...]] | None:
-    """A frameless `'X' object has no attribute 'y'` whose pattern matches all word it as
-    Python does for an instance of their own class, none of them X (a `__getattr__`): X and
-    those classes. Such a site raised it only if X derives from its class, which nothing in
-    the paste says."""
+) -> tuple[str, tuple[str, ...], str] | None:
+    """A frameless `'X' object has no attribute 'y'` (or `X.__init__() got an unexpected
+    keyword argument 'k'`) whose pattern matches all word it as Python does for an instance
+    of their own class, none of them X (a `__getattr__`, an `__init__` that checks its
+    keywords): X, those classes, and which message it is (`attribute`, `call`). Such a site
+    raised it only if X derives from its class, which nothing in the paste says."""
     named: str | None = None
+    what = "attribute"
     for exc in parsed.exceptions:
-        found = _NO_ATTRIBUTE.search(exc.message)
-        if exc.frames or found is None:
+        if exc.frames:
             continue
-        named = found.group(1)
-        break
+        found = _NO_ATTRIBUTE.search(exc.message)
+        if found is not None:
+            named = found.group(1)
+            break
+        call = _CALL_MISFIT.search(exc.message)
+        if call is not None:
+            named, what = call.group(1).rsplit(".", 1)[0], "call"
+            break
     if named is None:
         return None
     owners: list[str] = []
@@ -659,12 +675,19 @@ def _alike_owners(
         if match.why.kind != KIND_PATTERN:
             continue
         entry = index.get(match.record_id)
-        owner = _owner_class(entry.function) if entry is not None else ""
-        if entry is None or not _SELF_TYPE.match(entry.error_message or "") or owner in ("", named):
+        if entry is None:
+            return None
+        message = entry.error_message or ""
+        owner = _owner_class(entry.function)
+        if what == "call" and not owner and not entry.statement and _CALLEE_VALUE.match(message):
+            owner = entry.function or ""  # checks the keywords of a callable passed to it
+        elif not _SELF_TYPE.match(message):
+            return None
+        if owner in ("", named):
             return None
         if owner not in owners:
             owners.append(owner)
-    return (named, tuple(owners)) if owners else None
+    return (named, tuple(owners), what) if owners else None
 
 
 def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> bool:
@@ -1247,7 +1270,7 @@ def _answer(
     cut: bool = True,
     unworded: bool = False,
     in_function: int = 0,
-    alike: tuple[str, tuple[str, ...]] | None = None,
+    alike: tuple[str, tuple[str, ...], str] | None = None,
 ) -> dict[str, Any]:
     """What is known and what is not, in sentences, for every paste; ``unworded``: the
     first match is a raise whose message the code builds at run time; ``in_function``: of
@@ -1277,12 +1300,21 @@ def _answer(
     if kind == KIND_PATTERN:
         known.append(f"The message matches the pattern of {count} raise site(s).")
         if alike is not None:
-            named, owners = alike
+            named, owners, what = alike
+            if what == "attribute":
+                where = "on any line that reads a missing attribute"
+                whose = "for an instance of its own class"
+            else:
+                where = (
+                    "on any call whose arguments do not fit the callee's signature (the call"
+                    " is in the caller)"
+                )
+                whose = "for its own class, or for a callable it checks"
             unknown.append(
-                "Python words this message itself, on any line that reads a missing"
-                " attribute. Each site shown words it alike for an instance of its own class"
-                f" ({', '.join(owners)}): it raised this only if `{named}` is that class or"
-                " derives from it. Paste the whole traceback to know which line raised it."
+                f"Python words this message itself, {where}. Each site shown words it alike"
+                f" {whose} ({', '.join(owners)}): it raised this only if `{named}` is that"
+                " class or derives from it. Paste the whole traceback to know which line"
+                " raised it."
             )
     elif kind == KIND_PREFIX and cut:
         known.append(f"The message ends part-way; it matches the start of {count} raise site(s).")

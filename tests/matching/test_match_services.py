@@ -1,5 +1,6 @@
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -415,6 +416,54 @@ def test_a_getattr_of_the_class_the_message_names_goes_first():
         result = match_error(paste, index)
         assert result.matches[0].record_id == first
         assert not any("words it alike" in u for u in result.answer["unknown"])
+
+
+def test_a_frameless_call_misfit_says_which_sites_word_it_for_their_own_callables():
+    # sglang #8165's title: `HiRadixCache.__init__() got an unexpected keyword argument ...`.
+    # torch's `Module.__init__` and triton's `{cls.__name__}.__init__` word it for their own
+    # classes, torch's `_get_async_or_non_blocking` for a callable it checks: none is where a
+    # call to HiRadixCache went wrong, and the answer says so.
+    def entry(rid, message, function):
+        return replace(_getattr_entry(rid, message, function), error_class="TypeError")
+
+    index = MatchIndex(
+        [
+            entry(
+                "module",
+                "{type(self).__name__}.__init__() got an unexpected keyword argument '{key}'",
+                "Module.__init__",
+            ),
+            entry(
+                "triton",
+                "{cls.__name__}.__init__() got an unexpected keyword argument '{k}'",
+                "_aggregate.__init__",
+            ),
+            entry(
+                "utils",
+                "{function_name}() got an unexpected keyword argument '{argument}'",
+                "_get_async_or_non_blocking",
+            ),
+        ]
+    )
+    title = (
+        "[Bug] HiRadixCache.__init__() got an unexpected keyword argument"
+        " 'token_to_kv_pool_allocator'"
+    )
+    (note,) = [u for u in match_error(title, index).answer["unknown"] if "alike" in u]
+    assert "arguments do not fit the callee's signature" in note
+    assert all(n in note for n in ("Module", "_aggregate", "_get_async_or_non_blocking"))
+    assert "`HiRadixCache`" in note
+    # The class they word it for is no such note; a statement site (a call of this very
+    # callee through `**kwargs`) is a candidate, not an alike wording.
+    own = "TypeError: Module.__init__() got an unexpected keyword argument 'foo'"
+    assert not any("alike" in u for u in match_error(own, index).answer["unknown"])
+    call = replace(
+        entry("call", "{callee}() got an unexpected keyword argument '{keyword}'", "load"),
+        statement="model = cls(**kwargs)",
+    )
+    framed = MatchIndex([call, *index.entries()])
+    plain = "TypeError: from_pretrained() got an unexpected keyword argument 'gguf_file'"
+    assert not any("alike" in u for u in match_error(plain, framed).answer["unknown"])
 
 
 def test_a_getattr_no_frame_is_in_did_not_raise_a_traceback_s_error():
