@@ -82,13 +82,17 @@ STATEMENT_FORMS = (
 # A message the server reports to the client instead of raising it (an abort, an error
 # response, an `error_msg` it returns): what the client's error body carries.
 FORM_REPORTED = "reported"
-# A message the package writes to its error log (`logger.error(...)`, `logger.exception`,
-# `logger.critical`): what a user pastes from the server's log when no exception line
-# follows it (`Rank 0 scheduler is dead.`, `Received sigquit from a child process.`).
+# A message the package writes to its log at warning level or above (`logger.error(...)`,
+# `logger.exception`, `logger.critical`, `logger.warning`): what a user pastes from the
+# server's log when no exception line follows it (`Rank 0 scheduler is dead.`, `Received
+# sigquit from a child process.`), or the warning that came before a crash (`Number of
+# tokens in multimodal embedding does not match those in the input text. ...`).
 FORM_LOGGED = "logged"
 DRAFTED_WITH_STATEMENTS = (*STATEMENT_FORMS, FORM_REPORTED, FORM_LOGGED)
 # The class a logged record carries: the logging level it was written at, not an exception.
 LOGGED_CLASSES = {
+    "warning": "logging.WARNING",
+    "warn": "logging.WARNING",
     "error": "logging.ERROR",
     "exception": "logging.ERROR",
     "critical": "logging.CRITICAL",
@@ -879,8 +883,8 @@ class _Scanner:
             self._statement(stmt, REPORTED_CLASS, parts, FORM_REPORTED, func, conds, on_line=False)
 
     def _logged(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
-        """`logger.error("msg %s", x)`, `logging.exception(f"...")`: a message written to the
-        error log at error level or above, with its lazy `%` arguments."""
+        """`logger.error("msg %s", x)`, `logging.exception(f"...")`, `logger.warning(...)`: a
+        message written to the log at warning level or above, with its lazy `%` arguments."""
         node = stmt.value if isinstance(stmt, ast.Expr) else None
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             return

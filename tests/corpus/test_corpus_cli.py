@@ -646,6 +646,38 @@ def test_upstreams_own_tests_are_not_records(app, runner, tmp_path):
     assert not any(is_test_code(f) for f in ("Tester.run", "latest_test", "build_tree_kernel"))
 
 
+def test_a_warning_logged_before_a_crash_answers_a_log_cut_before_its_error(app, runner, tmp_path):
+    """sglang #40797: compose logs of the warning `_adjust_embedding_length` writes before
+    it raises, then a traceback cut above the raise. The warning's own record answers,
+    class `logging.WARNING`, and its record page says where it was logged."""
+    pins = small_pins(tmp_path, ("0.5.23",), include=("sglang/srt/managers/mm_schedule.py",))
+    result = runner.invoke(args=["corpus", "build", "--pins", str(pins)])
+    assert result.exit_code == 0, result.output
+    forget()
+    client = app.test_client()
+    warning = (
+        "Number of tokens in multimodal embedding does not match those in the input text."
+        " Got 279 tokens in the text but 260 tokens from multimodal embeddings."
+    )
+    text = (
+        f"sglang_service-1  | [2026-09-15 13:53:07 TP2] {warning}\n"
+        f"sglang_service-1  | [2026-09-15 13:53:07 TP0] {warning}\n"
+        "sglang_service-1  | [2026-09-15 13:53:07 TP0] Scheduler hit an exception: Traceback"
+        " (most recent call last):\n"
+        'sglang_service-1  |   File "/sgl-workspace/sglang/python/sglang/srt/managers/'
+        'scheduler.py", line 4947, in run_scheduler_process\n'
+        "sglang_service-1  |     scheduler.run_event_loop()\n"
+    )
+    body = client.post("/api/v1/match", json={"text": text, "limit": 3}).get_json()
+    top = body["matches"][0]
+    assert (top["errorClass"], top["kind"]) == ("logging.WARNING", "pattern")
+    assert top["errorMessage"].startswith("Number of tokens in multimodal embedding")
+    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    assert record["site"]["whyFired"]["function"] == "_adjust_embedding_length"
+    assert record["site"]["whyFired"]["form"] == "logged"
+    assert "Logged at" in client.get(f"/records/{top['id']}").get_data(as_text=True)
+
+
 def test_a_narrowed_build_does_not_stand_in_for_the_whole_release(app, runner, tmp_path):
     """Drafts are cached per wheel and per what is scanned: a pins file that includes one
     file of a release (as tests write) must not leave its drafts as the whole release's."""

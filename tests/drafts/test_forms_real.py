@@ -265,10 +265,11 @@ def test_a_call_of_a_kernel_package_is_a_site_of_its_signature_errors(statements
     )
 
 
-def test_a_message_written_to_the_error_log_is_a_site(statements):
+def test_a_message_written_to_the_log_is_a_site(statements):
     """What a user pastes from the server's log when no exception line follows: the
-    launch's `Rank 0 scheduler is dead`, a `logger.error` with lazy `%` arguments, and a
-    `logger.exception` worded across lines; a message variable or a bare exception is not."""
+    launch's `Rank 0 scheduler is dead`, a `logger.error` with lazy `%` arguments, a
+    `logger.exception` worded across lines and a `logger.warning`; a message variable or a
+    bare exception is not."""
     _, sites = statements
     engine = "python/sglang/srt/entrypoints/engine.py"
     dead = sites[(engine, 436)]
@@ -297,6 +298,12 @@ def test_a_message_written_to_the_error_log_is_a_site(statements):
     # own site is the answer.
     http = "python/sglang/srt/entrypoints/http_server.py"
     assert not {(http, 141), (http, 198), (http, 558)} & set(sites)
+    # A warning is logged too: what came before a crash, or what a user asks about.
+    scheduler = "python/sglang/srt/managers/scheduler.py"
+    ignored = sites[(scheduler, 607)]
+    assert (ignored["form"], ignored["cls"]) == ("logged", "logging.WARNING")
+    assert ignored["message"].startswith("The SGLang server is not configured to enable custom")
+    assert "--enable-custom-logits-processor" in ignored["message"]
 
 
 def test_a_message_reported_after_its_status_is_the_bodys_type(statements):
