@@ -20,6 +20,7 @@ MatchKind = Literal[
     "key",
     "attribute",
     "reader",
+    "beside",
     "named",
     "text",
 ]

@@ -63,6 +63,11 @@ KIND_ATTRIBUTE = "attribute"
 # The same with no method of that class reading it: the few functions that read an attribute
 # of that name of any object (`self.base_model.get_module_name`).
 KIND_READER = "reader"
+# Raised in the function that logged a warning the paste matched: what a crash after the
+# warning likely came from (`_adjust_embedding_length` warns, then raises).
+KIND_BESIDE = "beside"
+LOGGED_WARNING = "logging.WARNING"
+MAX_BESIDE = 3  # raises shown per warning
 # No message matched, no frame: the paste names a file and an error class (an issue title's
 # "NotImplementedError in kimik2_detector.py"): that class's raise sites in that file.
 KIND_NAMED = "named"
@@ -87,6 +92,7 @@ _TIER = {
     KIND_ATTRIBUTE: 3,
     KIND_PREFIX: 2,
     KIND_READER: 2,
+    KIND_BESIDE: 2,
     KIND_FRAME: 1,
     KIND_KEY: 1,
     KIND_NAMED: 1,
@@ -479,6 +485,10 @@ def _build(
         # above a pattern any `__getattr__` shares, below a cut-off message of its own.
         agreement = CLASS_UNKNOWN
         score = 0.45
+        tier = (_TIER[kind], 0)
+    elif kind == KIND_BESIDE:
+        # The warning's own record ranks above; this only shares its function.
+        score = 0.4 + 0.03 * _CLASS_LEVEL[agreement]
         tier = (_TIER[kind], 0)
     elif kind == KIND_KEY:
         # Names the tensor and the paste share (specificity): below any frame's evidence.
@@ -1104,6 +1114,52 @@ def _statement_text(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
+def _beside_items(
+    parsed: ParsedError, scored: dict[str, _Item], index: MatchIndex, memo: _Memo
+) -> list[_Item]:
+    """A warning the paste matched (a logged record of `logging.WARNING`): the raises of
+    the function that logged it, more releases first, what a crash after it likely was."""
+    warned = [
+        (hit.why[7], entry)
+        for _, hit in scored.values()
+        if hit.why[0] == KIND_PATTERN
+        and (entry := index.get(hit.record_id)) is not None
+        and entry.error_class == LOGGED_WARNING
+        and entry.file_path
+        and entry.function
+    ]
+    items: list[_Item] = []
+    for message, warning in warned[:MAX_BESIDE]:
+        exc = next((e for e in parsed.exceptions if e.message == message), None)
+        if exc is None:
+            continue
+        raises = sorted(
+            (
+                e
+                for e in index.in_file(warning.file_path or "")
+                if e.function == warning.function
+                and e.file_path == warning.file_path
+                and not (e.error_class or "").startswith("logging.")
+                and e.record_id not in scored
+            ),
+            key=lambda e: (-e.releases, e.line_number or 0),
+        )
+        for entry in raises[:MAX_BESIDE]:
+            items.append(
+                _build(
+                    entry,
+                    exc,
+                    kind=KIND_BESIDE,
+                    span=None,
+                    whole=False,
+                    specificity=0,
+                    similarity=None,
+                    memo=memo,
+                )
+            )
+    return items
+
+
 def _statement_items(
     parsed: ParsedError, index: MatchIndex, memo: _Memo | None = None
 ) -> list[_Item]:
@@ -1271,6 +1327,7 @@ def _answer(
     unworded: bool = False,
     in_function: int = 0,
     alike: tuple[str, tuple[str, ...], str] | None = None,
+    beside: int = 0,
 ) -> dict[str, Any]:
     """What is known and what is not, in sentences, for every paste; ``unworded``: the
     first match is a raise whose message the code builds at run time; ``in_function``: of
@@ -1442,6 +1499,12 @@ def _answer(
             )
     if parsed.truncated:
         unknown.append("The paste was longer than the limit; only part of it was read.")
+    if beside:
+        known.append(
+            f"A message matched is a warning the code logs; shown after it: {beside} raise"
+            " site(s) of the function that logs it: if a crash followed that warning, where"
+            " it most likely came from."
+        )
     return {"evidence": kind, "known": known, "unknown": unknown}
 
 
@@ -1654,6 +1717,8 @@ def match_parsed(
                     memo=memo,
                 )
                 _keep_best(scored, item)
+    for item in _beside_items(parsed, scored, index, memo):
+        _keep_best(scored, item)
     matches = _rank(scored, index, limit, words)
     kind = matches[0].why.kind if matches else None
     cut = bool(matches) and matches[0].why.cut
@@ -1661,7 +1726,8 @@ def match_parsed(
     count = sum(1 for m in matches if m.why.kind == kind)
     in_function = sum(1 for m in matches if m.why.kind == KIND_FRAME and m.record_id in own)
     alike = _alike_owners(parsed, matches, index) if kind == KIND_PATTERN else None
-    answer = _answer(parsed, kind, count, frame, cut, unworded, in_function, alike)
+    beside = sum(1 for m in matches if m.why.kind == KIND_BESIDE)
+    answer = _answer(parsed, kind, count, frame, cut, unworded, in_function, alike, beside)
     return MatchResult(matches, fallback, pasted, answer, budget.exceeded)
 
 

@@ -676,6 +676,13 @@ def test_a_warning_logged_before_a_crash_answers_a_log_cut_before_its_error(app,
     assert record["site"]["whyFired"]["function"] == "_adjust_embedding_length"
     assert record["site"]["whyFired"]["form"] == "logged"
     assert "Logged at" in client.get(f"/records/{top['id']}").get_data(as_text=True)
+    # After it, the raise of that function: where the crash most likely came from.
+    after = body["matches"][1]
+    assert after["kind"] == "beside"
+    assert after["errorMessage"].startswith("Insufficient multimodal embedding length")
+    assert any("if a crash followed" in line for line in body["answer"]["known"])
+    page = post_match_page(client, text).get_data(as_text=True)
+    assert "the function that logs it" in page
 
 
 def test_a_narrowed_build_does_not_stand_in_for_the_whole_release(app, runner, tmp_path):

@@ -466,6 +466,56 @@ def test_a_frameless_call_misfit_says_which_sites_word_it_for_their_own_callable
     assert not any("alike" in u for u in match_error(plain, framed).answer["unknown"])
 
 
+def test_a_matched_warning_brings_the_raises_of_the_function_that_logs_it():
+    # sglang #40797: `_adjust_embedding_length` warns of a token mismatch, then raises; the
+    # log stops above the raise. After the warning: that function's raises, not another's.
+    path = "python/sglang/srt/managers/mm_utils.py"
+
+    def site(rid, message, cls, function, line, releases=5):
+        return replace(
+            _getattr_entry(rid, message, function, path, line),
+            error_class=cls,
+            releases=releases,
+        )
+
+    index = MatchIndex(
+        [
+            site(
+                "warn",
+                "Number of tokens in multimodal embedding does not match those in"
+                " the input text. Got {a} tokens in the text but {b} tokens.",
+                "logging.WARNING",
+                "_adjust_embedding_length",
+                10,
+            ),
+            site(
+                "raise",
+                "Insufficient multimodal embedding length: {a} vs {b}.",
+                "RuntimeError",
+                "_adjust_embedding_length",
+                20,
+            ),
+            site("old", "Embedding is empty", "ValueError", "_adjust_embedding_length", 5, 1),
+            site("error", "Embedding failed: {e}", "logging.ERROR", "_adjust_embedding_length", 30),
+            site("other", "Bad image", "ValueError", "get_embedding_and_mask", 40),
+        ]
+    )
+    paste = (
+        "[2026-09-15 13:53:07 TP0] Number of tokens in multimodal embedding does not match"
+        " those in the input text. Got 279 tokens in the text but 260 tokens."
+    )
+    result = match_error(paste, index)
+    assert [(m.record_id, m.why.kind) for m in result.matches] == [
+        ("warn", "pattern"),
+        ("raise", "beside"),
+        ("old", "beside"),
+    ]
+    assert any("if a crash followed" in line for line in result.answer["known"])
+    # A logged error is its own answer: no raise comes after it.
+    error = match_error("Embedding failed: CUDA error", index)
+    assert [m.why.kind for m in error.matches] == ["pattern"]
+
+
 def test_a_getattr_no_frame_is_in_did_not_raise_a_traceback_s_error():
     """With its traceback, `'Runtime' object has no attribute 'flush_cache'` came from the
     statement on the innermost frame: a `__getattr__` elsewhere would have been a frame."""
