@@ -66,7 +66,7 @@ KIND_READER = "reader"
 # Raised in the function that logged a warning the paste matched: what a crash after the
 # warning likely came from (`_adjust_embedding_length` warns, then raises).
 KIND_BESIDE = "beside"
-LOGGED_WARNING = "logging.WARNING"
+LOGGED_WARNING = "logging.WARNING"  # the drafter's class for a warning (scan.LOGGED_CLASSES)
 MAX_BESIDE = 3  # raises shown per warning
 # No message matched, no frame: the paste names a file and an error class (an issue title's
 # "NotImplementedError in kimik2_detector.py"): that class's raise sites in that file.
@@ -287,6 +287,8 @@ _WhyFields = tuple[
     float | None,
     bool,
 ]
+_WHY_KIND: Final = 0
+_WHY_MESSAGE: Final = 7  # the message of the exception the hit is for
 _WHY_SPECIFICITY: Final = 11  # the literal characters of the template the hit shares
 
 
@@ -843,9 +845,7 @@ def _class_readers(
         elif _reads_held(reads, attr, holders):
             specificity = HELD_SPECIFICITY
         else:
-            held = others.get(function)
-            if held is None or entry.releases > held.releases:
-                others[function] = entry
+            _keep_most_released(others, function, entry)
             continue
         # One record per method: the one more releases have.
         place = (entry.file_path or "", function)
@@ -871,12 +871,18 @@ def _module_readers(
     readers: dict[str, PatternEntry] = {}
     for record_id, function, reads in found:
         entry = index.get(record_id)
-        if entry is None or path not in reads:
-            continue
-        held = readers.get(function)
-        if held is None or entry.releases > held.releases:
-            readers[function] = entry
+        if entry is not None and path in reads:
+            _keep_most_released(readers, function, entry)
     return _by_releases(readers) if len(readers) <= MAX_MODULE_READERS else []
+
+
+def _keep_most_released(
+    by_function: dict[str, PatternEntry], function: str, entry: PatternEntry
+) -> None:
+    """One record per function: the one more pinned releases have."""
+    held = by_function.get(function)
+    if held is None or entry.releases > held.releases:
+        by_function[function] = entry
 
 
 def _by_releases(by_function: dict[str, PatternEntry]) -> list[tuple[int, PatternEntry]]:
@@ -1120,9 +1126,9 @@ def _beside_items(
     """A warning the paste matched (a logged record of `logging.WARNING`): the raises of
     the function that logged it, more releases first, what a crash after it likely was."""
     warned = [
-        (hit.why[7], entry)
+        (hit.why[_WHY_MESSAGE], entry)
         for _, hit in scored.values()
-        if hit.why[0] == KIND_PATTERN
+        if hit.why[_WHY_KIND] == KIND_PATTERN
         and (entry := index.get(hit.record_id)) is not None
         and entry.error_class == LOGGED_WARNING
         and entry.file_path
@@ -1251,7 +1257,7 @@ def _drop_explained_raises(
     places = {
         (file_key(entry.file_path or ""), entry.line_number)
         for record_id, (_, item) in scored.items()
-        if item.why[0] in (KIND_PATTERN, KIND_PREFIX) and (entry := index.get(record_id))
+        if item.why[_WHY_KIND] in (KIND_PATTERN, KIND_PREFIX) and (entry := index.get(record_id))
     }
     for record_id, entry in unworded:
         if entry is not None and (file_key(entry.file_path or ""), entry.line_number) in places:

@@ -343,6 +343,23 @@ def test_an_attribute_error_passed_on_by_getattr_answers_at_the_caller(built, cl
     assert not any(m["at"]["filePath"].endswith("models/minicpmv.py") for m in body["matches"])
 
 
+def _answers_a_title(client, title, first, known, page_says):
+    """A frameless title's first match is ``first`` (its kind, the end of its file's path,
+    its function), a sentence of the answer holds ``known``, and the match page, asked as a
+    browser does, says ``page_says``."""
+    kind, path, function = first
+    body = client.post("/api/v1/match", json={"text": title, "limit": 5}).get_json()
+    top = body["matches"][0]
+    assert top["kind"] == kind
+    assert top["at"]["filePath"].endswith(path)
+    record = client.get(f"/api/v1/records/{top['id']}").get_json()
+    assert record["site"]["whyFired"]["function"] == function
+    assert any(known in line for line in body["answer"]["known"])
+    page = post_match_page(client, title)
+    assert page.status_code == 200
+    assert page_says in page.get_data(as_text=True)
+
+
 def test_a_title_naming_a_class_and_its_missing_attribute_finds_its_readers(built, client):
     """sglang #4127's title: no frame, but the class and the attribute; the methods of
     `Scheduler` that read `self.token_to_kv_pool`, the one the title quotes first."""
@@ -350,17 +367,13 @@ def test_a_title_naming_a_class_and_its_missing_attribute_finds_its_readers(buil
         "[Bug] self.token_to_kv_pool.available_size(): AttributeError: 'Scheduler' object "
         "has no attribute 'token_to_kv_pool' with Qwen/QwQ-32B on SGLang v0.4.3.post3"
     )
-    body = client.post("/api/v1/match", json={"text": title, "limit": 5}).get_json()
-    top = body["matches"][0]
-    assert top["kind"] == "attribute"
-    assert top["at"]["filePath"].endswith("srt/managers/scheduler.py")
-    record = client.get(f"/api/v1/records/{top['id']}").get_json()
-    assert record["site"]["whyFired"]["function"] == "Scheduler.check_memory"
-    assert any("no traceback frame" in line for line in body["answer"]["known"])
-    # The match page says why.
-    page = post_match_page(client, title)
-    assert page.status_code == 200
-    assert "a method of that class that reads that attribute of" in page.get_data(as_text=True)
+    _answers_a_title(
+        client,
+        title,
+        ("attribute", "srt/managers/scheduler.py", "Scheduler.check_memory"),
+        "no traceback frame",
+        "a method of that class that reads that attribute of",
+    )
     # An attribute no method reads, or a class that has none, gets no such answer.
     for text in (
         "AttributeError: 'Scheduler' object has no attribute 'zz_not_read'",
@@ -375,15 +388,13 @@ def test_a_title_naming_a_module_and_its_missing_attribute_finds_its_readers(bui
     `ops.silu_and_mul` after `from vllm import _custom_ops as ops`; the answer names it,
     says what that means, and the page says why; a module no function reads names none."""
     title = "[Bug] AttributeError: module 'vllm._custom_ops' has no attribute 'silu_and_mul'"
-    body = client.post("/api/v1/match", json={"text": title, "limit": 5}).get_json()
-    top = body["matches"][0]
-    assert top["kind"] == "reader"
-    assert top["at"]["filePath"].endswith("layers/moe/fused_moe_triton/fused_moe.py")
-    record = client.get(f"/api/v1/records/{top['id']}").get_json()
-    assert record["site"]["whyFired"]["function"] == "fused_experts_impl"
-    assert any("names a module and an attribute" in line for line in body["answer"]["known"])
-    page = post_match_page(client, title)
-    assert "or that very module's attribute" in page.get_data(as_text=True)
+    _answers_a_title(
+        client,
+        title,
+        ("reader", "layers/moe/fused_moe_triton/fused_moe.py", "fused_experts_impl"),
+        "names a module and an attribute",
+        "or that very module's attribute",
+    )
     other = "AttributeError: module 'vllm._custom_ops' has no attribute 'zz_not_read'"
     body = client.post("/api/v1/match", json={"text": other}).get_json()
     assert all(m["kind"] != "reader" for m in body["matches"])
