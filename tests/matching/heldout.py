@@ -34,6 +34,9 @@ EIGHTH_DIR = Path(__file__).parent / "corpus" / "eighth"
 # A ninth, collected 2026-12-06 (night, a later session) the same way, from threads no
 # other set uses, measured before any change for it (15 cases of about 110 threads seen).
 NINTH_DIR = Path(__file__).parent / "corpus" / "ninth"
+# A tenth, collected 2026-12-06 (just before midnight, a later session) by two helpers the
+# same way, from threads no other set uses, measured before any change for it (16 cases).
+TENTH_DIR = Path(__file__).parent / "corpus" / "tenth"
 KINDS = frozenset({"raise", "assert", "implicit", "dependency", "client"})
 REQUIRED = ("source", "kind", "repo", "file")
 

@@ -28,6 +28,7 @@ from tests.matching.heldout import (
     NINTH_DIR,
     SEVENTH_DIR,
     SIXTH_DIR,
+    TENTH_DIR,
     THIRD_DIR,
     load_cases,
     parse_case,
@@ -49,6 +50,7 @@ CASES = [
             SEVENTH_DIR,
             EIGHTH_DIR,
             NINTH_DIR,
+            TENTH_DIR,
         )
         for c in load_cases(d)
     ),
