@@ -37,6 +37,11 @@ MAX_HITS = 8
 MAX_BOUNDS_PER_LINE = 6
 PREFIX_KEY = 12
 MIN_PREFIX_CHARS = 24
+# A cut-off message that ends where a sentence or clause of the template does ("RuntimeError:
+# Initialization failed" of "Initialization failed. Please see ..."): an issue title quotes
+# the first sentence whole, evidence a shorter start carries than a cut anywhere.
+MIN_SENTENCE_CHARS = 16
+_SENTENCE_END = frozenset(".!?:;")
 MIN_DIVERGED_CHARS = 18  # a message that goes on differently must share this much first
 MIN_DIVERGED_TAIL = 12  # ... and go on for this much: "models!" for "models." is a near miss
 MIN_CONTAINED_CHARS = 32  # literal text a template needs to be found inside a sentence
@@ -231,6 +236,14 @@ def _overlap_after_value(parts: tuple[str, ...], text: str) -> tuple[int, bool]:
     words = rest.rfind(" ", 0, common + 1)
     tail = len(rest) - max(words, 0)
     return (words, False) if words >= MIN_PREFIX_CHARS and tail >= MIN_DIVERGED_TAIL else (0, False)
+
+
+def _ends_a_sentence(head: str, chars: int) -> bool:
+    """A cut of at least MIN_SENTENCE_CHARS of the template's head, at the end of one of
+    its sentences or clauses (the text ends on its full stop, or just before it)."""
+    if chars < MIN_SENTENCE_CHARS or chars > len(head):
+        return False
+    return head[chars - 1] in _SENTENCE_END or (chars < len(head) and head[chars] in _SENTENCE_END)
 
 
 def _overlap_end(template: str, text: str, chars: int) -> int:
@@ -937,7 +950,9 @@ class MatchIndex:
                 ):
                     continue  # shares under MIN_DIVERGED_CHARS: template_overlap's answer
                 chars, cut = template_overlap(template, text)
-                if chars < (MIN_PREFIX_CHARS if cut else MIN_DIVERGED_CHARS):
+                if chars < (MIN_PREFIX_CHARS if cut else MIN_DIVERGED_CHARS) and not (
+                    cut and _ends_a_sentence(head, chars)
+                ):
                     continue
                 seen.add(idx)
                 end = start + (len(text) if cut else _overlap_end(template, text, chars))

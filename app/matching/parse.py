@@ -44,8 +44,11 @@ CHAIN_SEPARATORS = (
     "During handling of the above exception, another exception occurred:",
 )
 # Spacing as printed, or as a paste lost or doubled it (`",  line398, in load_weights`).
+# A frame line; also one whose start a paste lost (`sglang/x/utils.py", line 298, in f`,
+# copied from the middle of the path on): then its path, with no space, ends in `.py"`.
 _FRAME = re.compile(
-    r'\s*File "([^"\n]{1,2000})",[ \t]{0,4}line[ \t]{0,4}(\d{1,9})(?:,[ \t]{0,4}in ([^\n]{1,300}))?'
+    r'\s*(?:File "|"?(?=[^"\s]{1,2000}\.py[xi]?",))'
+    r'([^"\n]{1,2000})",[ \t]{0,4}line[ \t]{0,4}(\d{1,9})(?:,[ \t]{0,4}in ([^\n]{1,300}))?'
 )
 _CLASS = r"[A-Za-z_]\w{0,200}(?:\.[A-Za-z_<>]\w{0,200}>?){0,30}"
 _EXC_LINE = re.compile(r"(" + _CLASS + r")(?::(?: ([^\n]*))?)?$")

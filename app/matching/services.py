@@ -162,6 +162,20 @@ _INTERPRETER_MESSAGE = re.compile(
     | (?:integer\ |float\ )?division\ (?:or\ modulo\ )?by\ zero
     | maximum\ recursion\ depth\ exceeded.*
     | too\ many\ values\ to\ unpack.* | not\ enough\ values\ to\ unpack.*
+    | .+\ is\ not\ in\ (?:list|tuple)
+    | (?:list|tuple|deque)\.(?:index|remove)\(x\):\ x\ not\ in\ \w+
+    | '?[\w.]+'?\ object\ does\ not\ support\ item\ (?:assignment|deletion)
+    | '?[\w.]+'?\ object\ cannot\ be\ interpreted\ as\ an\ integer
+    | unhashable\ type:\ '[\w.]+' | cannot\ unpack\ non-iterable\ \S+\ object
+    | argument\ of\ type\ '[\w.]+'\ is\ not\ iterable
+    | (?:string|list|tuple)\ indices\ must\ be\ integers.* | can\ only\ concatenate\ .+
+    | '[<>=!]{1,2}'\ not\ supported\ between\ instances\ of\ .+ | bad\ operand\ type\ for\ .+
+    | invalid\ literal\ for\ int\(\)\ with\ base\ \d+:\ .+
+    | pop\ from\ (?:an\ )?empty\ \w+
+    | (?:max|min)\(\)\ (?:arg\ is\ an\ empty\ sequence|iterable\ argument\ is\ empty)
+    | dictionary\ changed\ size\ during\ iteration
+    | expected\ str,\ bytes\ or\ os\.PathLike\ object,\ not\ \w+
+    | can't\ multiply\ sequence\ by\ non-int\ of\ type\ .+
     )\Z""",
     re.DOTALL,
 )
@@ -195,9 +209,16 @@ _INTERPRETER_WORDS = frozenset(
     missing required positional keyword only arguments takes list tuple string range index
     out of is not subscriptable callable iterable iterator module named cannot import name
     from unsupported operand s local variable access integer float division or modulo by
-    zero maximum recursion depth exceeded too many to unpack enough expected len""".split()
+    zero maximum recursion depth exceeded too many to unpack enough expected len in does
+    support item assignment deletion interpreted as an unhashable non argument indices must
+    be integers slices concatenate only supported between instances and bad invalid literal
+    for int with base pop empty arg sequence dictionary changed size during iteration str
+    bytes os PathLike can t multiply""".split()
 )
 _TEMPLATE_WORD = re.compile(r"[A-Za-z]+")
+# What Python 3.10+ appends to an AttributeError, NameError or ImportError it words:
+# `... has no attribute 'tokenizer'. Did you mean: '_tokenizer'?`.
+_DID_YOU_MEAN = re.compile(r"\.? Did you mean:? '?[\w.]+'?\?\s*\Z")
 _CANNOT_IMPORT = re.compile(r"cannot import name ['\u2018\u2019\"]?(\w+)")
 _NO_MODULE = re.compile(r"No module named ['\u2018\u2019\"]?([\w.]+)")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
@@ -706,6 +727,7 @@ def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> b
     """True when the matched message is one the Python interpreter words itself."""
     text = exc.message if span is None else exc.message[span[0] : span[1]]
     text = text.strip().split("\n", 1)[0]  # the interpreter words its messages on one line
+    text = _DID_YOU_MEAN.sub("", text)  # Python 3.10+ adds a guess at the name meant
     text = text.rstrip(" .")  # a title's closing full stop is the writer's
     # Also after a logger's or a wrapper's "...: " ("Error in request: f() got ...").
     clauses = text.strip().split(": ")

@@ -397,6 +397,28 @@ def test_a_frame_whose_spacing_the_paste_changed_is_read(tail):
     assert [(f.line, f.function) for f in exc.frames] == [(398, "load_weights")]
 
 
+def test_frames_whose_start_the_paste_lost_are_read():
+    # sglang issue 21352: the frames copied from the middle of their paths on, with no
+    # `File "`; a path with a space, or no `.py"`, is no such frame.
+    text = (
+        'sglang/multimodal_gen/utils.py", line 169, in parse_args\n'
+        "   args = self._pull_args_from_config(args)\n"
+        'sglang/multimodal_gen/utils.py", line 298, in _pull_args_from_config\n'
+        "   command =  args_before_config[0]\n"
+        "IndexError: list index out of range"
+    )
+    (exc,) = own(parse_error(text))
+    assert exc.error_class == "IndexError"
+    assert [(f.file, f.line, f.function) for f in exc.frames] == [
+        ("sglang/multimodal_gen/utils.py", 169, "parse_args"),
+        ("sglang/multimodal_gen/utils.py", 298, "_pull_args_from_config"),
+    ]
+    prose = 'see my notes.txt", line 3, in the log\nIndexError: list index out of range'
+    assert not own(parse_error(prose))[0].frames
+    spaced = 'my dir/utils.py", line 3, in f\nIndexError: list index out of range'
+    assert not own(parse_error(spaced))[0].frames
+
+
 def test_a_servers_error_and_fastapis_detail_bodies_are_read():
     # A string under "error" (sglang's API-key middleware) or "detail" (FastAPI's
     # HTTPException); OpenAI's "error" object is read through its "message".

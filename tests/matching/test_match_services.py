@@ -546,6 +546,59 @@ def test_a_getattr_no_frame_is_in_did_not_raise_a_traceback_s_error():
     assert [m.record_id for m in match_error(inside, index).matches][:1] == ["req-getattr"]
 
 
+@pytest.mark.parametrize(
+    ("message", "template", "cls"),
+    [
+        # Python 3.10+ adds its guess at the name meant (sglang issue 1391).
+        (
+            "'LlamaTokenizerFast' object has no attribute 'tokenizer'. Did you mean: '_tokenizer'?",
+            "'{type(self).__name__}' object has no attribute '{name}'",
+            "AttributeError",
+        ),
+        # `input_ids.index(...)` in a model's pad_input_ids (sglang issue 161), against
+        # torch's dynamo polyfill that words `list.index` alike.
+        ("32000 is not in list", "{item} is not in {type(iterator)}", "ValueError"),
+    ],
+)
+def test_an_interpreter_worded_error_under_a_frame_is_not_a_dependencys_alike_site(
+    message, template, cls
+):
+    entry = replace(
+        _getattr_entry("alike", template, "polyfill", "torch/_dynamo/polyfills/__init__.py"),
+        error_class=cls,
+        repo="pytorch/pytorch",
+    )
+    index = MatchIndex([entry])
+    framed = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/models/llava.py", line 63, in pad_input_ids\n'
+        "    offset = input_ids.index(self.config.image_token_index)\n"
+        f"{cls}: {message}"
+    )
+    assert match_error(framed, index).matches == ()
+    # A frame in its file makes it the answer.
+    inside = framed.replace("sglang/srt/models/llava.py", "torch/_dynamo/polyfills/__init__.py")
+    assert [m.record_id for m in match_error(inside, index).matches] == ["alike"]
+
+
+def test_a_title_that_quotes_a_messages_first_sentence_finds_it_as_a_cut():
+    # sglang issue 2193: `[Question] RuntimeError: Initialization failed`, of "Initialization
+    # failed. Please see the error messages above." (21 characters, under MIN_PREFIX_CHARS).
+    message = "Initialization failed. Please see the error messages above."
+    entry = PatternEntry(
+        "init", re.escape(message), "RuntimeError", "python/sglang/srt/server.py", 684, message
+    )
+    index = MatchIndex([entry])
+    for title in ("[Question] RuntimeError: Initialization failed", "Initialization failed."):
+        (hit,) = match_error(title, index).matches
+        assert (hit.record_id, hit.why.kind) == ("init", "prefix"), title
+    # A cut as short that ends inside a sentence is no evidence.
+    assert not any(m.why.kind == "prefix" for m in match_error("Initialization fai", index).matches)
+    assert not match_error("Initialization", index).matches or all(
+        m.why.kind != "prefix" for m in match_error("Initialization", index).matches
+    )
+
+
 def test_no_match_at_all(index):
     result = match_error("\x00\x00", index)
     assert result.matches == () and result.fallback
