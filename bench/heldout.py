@@ -110,6 +110,12 @@ def at_site(
         case.kind == "implicit" and not case.message_contains.startswith(_IMPORT_NAMED)
     ):
         return True  # the interpreter's words name data (a key, an index), not the site
+    if _unworded(record) and re.search(rf"\b{re.escape(_short_class(record))}\b", case.text):
+        # `raise ConnectionError(e, request=request)`: the statement words no message (it
+        # wraps another error's), so none can be checked; its class, as the paste names it
+        # (its exception line, or the frame's source line), tells it from the function's
+        # other raises.
+        return True
     older = [] if latest_only else (record.get("site") or {}).get("locations") or []
     text = "\n".join(
         (
@@ -120,6 +126,15 @@ def at_site(
         )
     )
     return case.message_contains in text or case.message_contains in text.replace("\\", "")
+
+
+def _unworded(record: dict[str, Any]) -> bool:
+    why = (record.get("site") or {}).get("whyFired") or {}
+    return why.get("form") == "unworded raise"
+
+
+def _short_class(record: dict[str, Any]) -> str:
+    return str(record.get("errorClass") or "").rsplit(".", 1)[-1] or "\0"
 
 
 @dataclass

@@ -6,7 +6,10 @@ the chain with the same file, function and skeleton; the chain with the same fil
 skeleton in another function (the check was split out or its function renamed); the chain
 with the same function and skeleton in another file (the site *moved*; a method that became
 a module function, `Class.f` -> `f`, too); the chain in the same file and function with the
-same class and a similar message that did not continue (the message was *reworded*).
+same class and a similar message that did not continue (the message was *reworded*); the
+chain of the same function, class and file name in another folder with a nearly equal
+message that did not continue (moved and reworded at once: `router/model_runner.py`'s "Not
+enought memory." became `controller/model_runner.py`'s "Not enough memory.").
 Otherwise it starts a new chain.
 """
 
@@ -21,6 +24,10 @@ from app.corpus.draft import skeleton
 from app.drafts.scan import FORM_LOOKUP, STATEMENT_FORMS
 
 REWORD_SIMILARITY = 0.6
+# A site that moved to another folder and was reworded in the same step joins only when its
+# message is nearly the old one (a typo fixed, a word changed): the file name, function and
+# class alone are shared by copies of code (`srt/.../fp8.py`, `multimodal_gen/.../fp8.py`).
+MOVED_REWORD_SIMILARITY = 0.85
 
 
 @dataclass
@@ -67,6 +74,7 @@ class _Known:
         self.by_file: dict[tuple[str, str, str, str | None], list[Chain]] = {}
         self.by_path: dict[tuple[str, str], list[Chain]] = {}
         self.by_short: dict[tuple[str, str], list[Chain]] = {}  # `Class.method` as `method`
+        self.by_name: dict[tuple[str, str, str, str | None], list[Chain]] = {}  # file name
         for known in chains:
             path, function, skel = known.key()
             self.exact.setdefault((path, function, skel), []).append(known)
@@ -74,6 +82,7 @@ class _Known:
             self.by_short.setdefault((_short(function), skel), []).append(known)
             self.by_function.setdefault((function, skel), []).append(known)
             self.by_file.setdefault(_reword_key(known.latest), []).append(known)
+            self.by_name.setdefault(_moved_reword_key(known.latest), []).append(known)
 
     def same_place(self, site: dict[str, Any], skel: str) -> list[Chain]:
         return self.exact.get((site["path"], site["function"], skel), [])
@@ -127,20 +136,34 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
             unmatched = _join(release, unmatched, skels, claimed, find)
         for site in unmatched:
             skel = skels[id(site)]
-            best: tuple[float, Chain] | None = None
-            for old in known.by_file.get(_reword_key(site), []):
-                if id(old) in claimed:
-                    continue
-                ratio = difflib.SequenceMatcher(None, identity(old.latest), skel)
-                score = ratio.ratio()
-                if score >= REWORD_SIMILARITY and (best is None or score > best[0]):
-                    best = (score, old)
-            if best is None:
+            chain = _reworded(known.by_file.get(_reword_key(site), []), skel, claimed)
+            if chain is None and site["function"] != "<module>":
+                moved = [
+                    c
+                    for c in known.by_name.get(_moved_reword_key(site), [])
+                    if c.latest["path"] != site["path"]
+                ]
+                chain = _reworded(moved, skel, claimed, MOVED_REWORD_SIMILARITY)
+            if chain is None:
                 chains.append(Chain([(release, site)]))
             else:
-                claimed.add(id(best[1]))
-                best[1].locations.append((release, site))
+                claimed.add(id(chain))
+                chain.locations.append((release, site))
     return chains
+
+
+def _reworded(
+    candidates: list[Chain], skel: str, claimed: set[int], least: float = REWORD_SIMILARITY
+) -> Chain | None:
+    """The unclaimed chain whose message is most like ``skel``, at least ``least`` alike."""
+    best: tuple[float, Chain] | None = None
+    for old in candidates:
+        if id(old) in claimed:
+            continue
+        score = difflib.SequenceMatcher(None, identity(old.latest), skel).ratio()
+        if score >= least and (best is None or score > best[0]):
+            best = (score, old)
+    return None if best is None else best[1]
 
 
 def _reword_key(site: dict[str, Any]) -> tuple[str, str, str, str | None]:
@@ -150,6 +173,18 @@ def _reword_key(site: dict[str, Any]) -> tuple[str, str, str, str | None]:
     argument` at one call are two errors, not a rewording)."""
     form = site.get("form")
     return site["path"], site["function"], site["cls"], form if form in STATEMENT_FORMS else None
+
+
+def _moved_reword_key(site: dict[str, Any]) -> tuple[str, str, str, str | None]:
+    """Where a site that moved to another folder and was reworded may continue a chain:
+    the same file name, function and class (and statement form, as `_reword_key`)."""
+    form = site.get("form")
+    return (
+        _basename_of(site),
+        site["function"],
+        site["cls"],
+        form if form in STATEMENT_FORMS else None,
+    )
 
 
 def _short(function: str) -> str:

@@ -78,6 +78,9 @@ _EXCEPTION_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning")
 _TYPOGRAPHIC_FRAME = re.compile(
     r"^[ \t>`]{0,8}File \u201c[^\n]{1,1000}\u201d,[ \t]{0,4}line[ \t]{0,4}\d", re.MULTILINE
 )
+_ESCAPED_FRAME = re.compile(
+    r'^[ \t>`]{0,8}File \\"[^\n]{1,1000}\\",[ \t]{0,4}line[ \t]{0,4}\d', re.MULTILINE
+)
 _STRAIGHT_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 
 
@@ -230,6 +233,10 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
         # GitHub's typography turned the quotes of a traceback into curly ones (text in
         # single backticks): Python never prints those, so the whole paste is restored.
         text = text.translate(_STRAIGHT_QUOTES)
+    if _ESCAPED_FRAME.search(text):
+        # A traceback copied out of a JSON string with real line breaks but its quotes still
+        # escaped (`File \"/x/y.py\", line 603`): Python never prints `\"` in a frame.
+        text = text.replace('\\"', '"')
     lines: list[Line] = []
     for number, raw_line in enumerate(_split_collapsed(text.split("\n", MAX_LINES)[:MAX_LINES])):
         first = strip_prefixes(raw_line)

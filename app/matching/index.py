@@ -238,6 +238,20 @@ def _overlap_after_value(parts: tuple[str, ...], text: str) -> tuple[int, bool]:
     return (words, False) if words >= MIN_PREFIX_CHARS and tail >= MIN_DIVERGED_TAIL else (0, False)
 
 
+def _says_its_message(entry: PatternEntry, rest: str) -> bool:
+    """What a quoted `assert <expr>` line says after the expression: nothing, or a message
+    (`, "PCG capture stream is not set"`) whose start is the site's own. The same expression
+    asserted elsewhere with another message (`assert stream is not None, f"Media file has
+    no audio stream: ..."`) is not the assert the paste quotes."""
+    literal = _ASSERT_MESSAGE.match(rest)
+    if literal is None:
+        return True  # nothing after it, or the writer's own words (`, with chunked prefill`)
+    said = rest[literal.end() :]
+    head = _template_parts(entry.error_message or "")[0]
+    shared = min(len(said), len(head), MIN_SHARED_LITERAL)
+    return not shared or said[:shared] == head[:shared]
+
+
 def _ends_a_sentence(head: str, chars: int) -> bool:
     """A cut of at least MIN_SENTENCE_CHARS of the template's head, at the end of one of
     its sentences or clauses (the text ends on its full stop, or just before it)."""
@@ -312,6 +326,8 @@ _ASSERT_QUOTED = re.compile(r"(?<![\w.])assert\s+([^\n]{16,400})")
 _SELF_DOC_TEMPLATE = re.compile(r"([A-Za-z_][\w.]{2,80})=\{")
 _SELF_DOC_MESSAGE = re.compile(r"\s*([A-Za-z_][\w.]{2,80})=(?=\S)")
 _ASSERT_TRAIL = " `'\",;:"
+# The message argument after a quoted assert's expression: `, "`, `, f'`, `, ("`.
+_ASSERT_MESSAGE = re.compile(r"""\s*,\s*\(?\s*[fFrRbBuU]{0,2}["']""")
 
 
 # Every import site's message starts the same way: such a message is keyed on its name.
@@ -1004,8 +1020,12 @@ class MatchIndex:
             if len(quoted) < MIN_ASSERTION_CHARS:
                 continue
             for idx in self._by_assertion.get(quoted[:MIN_ASSERTION_CHARS], ()):
-                expr = self._entries[idx].assertion or ""
-                if idx not in seen and (quoted.startswith(expr) or expr.startswith(quoted)):
+                entry = self._entries[idx]
+                expr = entry.assertion or ""
+                if idx not in seen and (
+                    (quoted.startswith(expr) and _says_its_message(entry, quoted[len(expr) :]))
+                    or expr.startswith(quoted)
+                ):
                     seen.add(idx)
                     found.append((self._entries[idx], m.start(1), m.start(1) + len(quoted)))
             if len(seen) >= MAX_ASSERTION_HITS:

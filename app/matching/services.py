@@ -37,6 +37,7 @@ from app.matching.index import (
     file_key,
     package_parts,
     path_parts,
+    template_overlap,
 )
 from app.matching.naming import file_named, mentions, paste_words
 from app.matching.parse import (
@@ -79,6 +80,7 @@ MAX_SCORED_HITS = 64
 # frame's file): enough that the hits the ranking filters out leave MAX_SCORED_HITS.
 PER_SITE_KIND = 2 * MAX_SCORED_HITS
 MAX_FRAME_CANDIDATES = 64
+MIN_FRAME_START = 8  # a message's start that picks its record among a frame's function's
 CLASS_EXACT = "exact"
 CLASS_NAME = "name"
 CLASS_DIFFERENT = "different"
@@ -438,6 +440,7 @@ def _build(
     cut: bool = False,
     memo: _Memo | None = None,
     inside: bool = False,
+    at: Frame | None = None,
 ) -> _Item:
     agreement = class_agreement(exc.error_class, entry.error_class)
     if kind == KIND_STATEMENT and exc.error_class:
@@ -451,9 +454,12 @@ def _build(
     same_function = False
     whole_path = False
     if entry.file_path and exc.frames:
-        found = _nearest(
-            _file_frames(exc.frames, entry.file_path, memo), entry.line_number, entry.lines
-        )
+        candidates = _file_frames(exc.frames, entry.file_path, memo)
+        if at is not None:
+            # The frame the answer is about (the innermost the catalog knows): not whichever
+            # frame of the file is nearest the record's line at some release.
+            candidates = tuple(c for c in candidates if c[2] is at) or candidates
+        found = _nearest(candidates, entry.line_number, entry.lines)
         if found is not None:
             frame, dist, function, shared = found
             same_function = _same_function(entry.function, function)
@@ -522,9 +528,13 @@ def _build(
         score = 0.2 + 0.07 * min(specificity, 1) + 0.02 * _CLASS_LEVEL[agreement]
         tier = (_TIER[kind], min(specificity, 1))
     elif kind == KIND_FRAME:
-        # A record of the frame's own function before any class agreement elsewhere.
+        # A record of the frame's own function before any class agreement elsewhere; of
+        # those, one whose message starts as the paste's (cut too short to be a prefix
+        # match on its own: `AssertionError: parent does not have`) first.
+        said = cut
         score = 0.2 + 0.07 * same_function + 0.02 * _CLASS_LEVEL[agreement] + 0.02 * nearness
-        tier = (_TIER[kind], int(same_function))
+        score += 0.01 * said
+        tier = (_TIER[kind], 2 * int(same_function) + int(said))
     else:
         sim = similarity or 0.0
         score = 0.45 * sim
@@ -993,11 +1003,23 @@ def _frame_items(
                     specificity=index.specificity(entry.record_id),
                     similarity=None,
                     memo=memo,
+                    at=frame,  # where it was raised: not an outer frame of the file
+                    cut=_starts_as(entry, exc.message),
                 )
                 for entry in entries
             ]
             return frame, items, frozenset(e.record_id for e in own)
     return None, [], frozenset()
+
+
+def _starts_as(entry: PatternEntry, message: str) -> bool:
+    """The paste's message is the start of the record's (at least MIN_FRAME_START
+    characters of it, whole words), as a message cut off would be."""
+    message = message.strip()
+    if len(message) < MIN_FRAME_START or not entry.error_message:
+        return False
+    chars, cut = template_overlap(entry.error_message, message)
+    return cut and chars >= MIN_FRAME_START
 
 
 def _named_file_items(parsed: ParsedError, index: MatchIndex, memo: _Memo) -> list[_Item]:

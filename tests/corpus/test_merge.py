@@ -126,3 +126,24 @@ def test_version_order_is_numeric():
         "0.5.10",
         "0.5.10.post1",
     ]
+
+
+def test_a_site_moved_to_another_folder_and_reworded_at_once_keeps_its_site():
+    # sglang 0.1.12 -> 0.1.18: router/model_runner.py's "Not enought memory." became
+    # controller/model_runner.py's "Not enough memory.", one step.
+    old_msg = "Not enought memory. Please try to increase --mem-fraction-static."
+    new_msg = "Not enough memory. Please try to increase --mem-fraction-static."
+    function = "ModelRunner.init_memory_pool"
+    old = [site("srt/managers/router/model_runner.py", function, old_msg, 338, "RuntimeError")]
+    new = [site("srt/managers/controller/model_runner.py", function, new_msg, 356, "RuntimeError")]
+    (chain,) = merge_releases([("0.1.12", old), ("0.1.18", new)])
+    assert chain.latest["parts"] == [new_msg]
+    # Less alike, or another file name, or a chain that went on in its own folder: a
+    # new site (a copy of the code elsewhere, not the old one moved).
+    other = [site("srt/managers/controller/model_runner.py", function, "Out of memory.", 356)]
+    assert len(merge_releases([("0.1.12", old), ("0.1.18", other)])) == 2
+    renamed = [site("srt/managers/controller/runner.py", function, new_msg, 356, "RuntimeError")]
+    assert len(merge_releases([("0.1.12", old), ("0.1.18", renamed)])) == 2
+    both = [*old, *new]
+    chains = merge_releases([("0.1.12", old), ("0.1.18", both)])
+    assert sorted(len(c.locations) for c in chains) == [1, 2]

@@ -599,6 +599,38 @@ def test_a_title_that_quotes_a_messages_first_sentence_finds_it_as_a_cut():
     )
 
 
+def test_a_frames_answer_is_its_innermost_function_then_the_message_it_starts():
+    # sglang PR thread (JSON-escaped quotes): the assert in `_delete_tombstone_leaf` whose
+    # message the cut paste starts, not a record of an outer frame's function next to its line.
+    path = "python/sglang/srt/mem_cache/hi_mamba_radix_cache.py"
+
+    def site(rid, message, function, line, cls="AssertionError"):
+        return PatternEntry(rid, re.escape(message), cls, path, line, message, function=function)
+
+    index = MatchIndex(
+        [
+            site("outer", "Mamba value should not be None here.", "HiMamba._insert_helper", 865),
+            site("other", "leaf node has children", "HiMamba._delete_tombstone_leaf", 639),
+            site(
+                "it", "parent does not have child key, {key}", "HiMamba._delete_tombstone_leaf", 643
+            ),
+        ]
+    )
+    frames = (
+        'File \\"/w/sglang/python/sglang/srt/mem_cache/hi_mamba_radix_cache.py\\", line 863,'
+        " in _insert_helper\n  self._inc_hit_count(new_node, chunked)\n"
+        'File \\"/w/sglang/python/sglang/srt/mem_cache/hi_mamba_radix_cache.py\\", line 603,'
+        ' in _delete_tombstone_leaf\n  assert v == node, f\\"parent does not have child key\\"\n'
+    )
+    result = match_error(frames + "AssertionError: parent does not have", index)
+    assert [m.record_id for m in result.matches] == ["it", "other", "outer"]
+    assert all(m.why.kind == "frame" for m in result.matches)
+    # A message no record of the function starts: the function's records, nearest the
+    # innermost frame's line first, then the outer function's.
+    other = match_error(frames + "AssertionError: something else", index)
+    assert [m.record_id for m in other.matches] == ["other", "it", "outer"]
+
+
 def test_no_match_at_all(index):
     result = match_error("\x00\x00", index)
     assert result.matches == () and result.fallback
@@ -1098,6 +1130,34 @@ def test_a_quoted_asserts_expression_finds_that_assert_and_says_how():
     assert whole.why.kind == "pattern"
     # Too short a start of an expression is no evidence.
     assert not match_error("assert numerator", index).matches
+
+
+def test_a_quoted_assert_line_whose_message_is_another_sites_is_not_that_assert():
+    # sglang issue thread: `assert stream is not None, "PCG capture stream is not set"`;
+    # a test helper asserts the same expression with its own message.
+    def site(rid, message):
+        return PatternEntry(
+            rid,
+            re.escape(message).replace(r"\{file_path\}", ".+?"),
+            "AssertionError",
+            f"srt/{rid}.py",
+            10,
+            message,
+            assertion="stream is not None",
+        )
+
+    index = MatchIndex(
+        [
+            site("media", "Media file has no audio stream: {file_path}"),
+            site("pcg", "PCG capture stream is not set"),
+        ]
+    )
+    text = 'assert stream is not None, "PCG capture stream is not set"\nAssertionError: PCG'
+    kinds = {(m.record_id, m.why.kind) for m in match_error(text, index).matches}
+    assert ("pcg", "assertion") in kinds and not any(rid == "media" for rid, _ in kinds)
+    # The expression alone, or with the writer's own words after a comma, fits both.
+    for text in ("assert stream is not None fails", "assert stream is not None, with PCG"):
+        assert {m.record_id for m in match_error(text, index).matches} == {"media", "pcg"}
 
 
 def test_a_traceback_raised_in_a_known_frame_puts_a_dependencys_alike_message_below():
