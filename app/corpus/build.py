@@ -33,7 +33,7 @@ from app.drafts.sources import iter_python_files
 # Bump DRAFTER_VERSION when the drafter changes what a release yields (re-drafts every
 # release), FORMAT_VERSION when the merge or the corpus lines change.
 DRAFTER_VERSION = "8"
-FORMAT_VERSION = "7"
+FORMAT_VERSION = "8"
 # Bump when what a statement site is changes (re-drafts the releases that draft them).
 STATEMENT_VERSION = "14"
 # Bump NATIVE_VERSION when the C++ drafter (app/drafts/cxx.py) changes: re-drafts only the
@@ -156,13 +156,15 @@ def _draft_all(
 
 
 # What pytest would collect as a test (a `test_*` function, a method of a `Test*` class,
-# and what they define inside): upstream's own tests, where no user's error is raised.
+# and what they define inside; any code of a `test_*.py` or `*_test.py` module, and a
+# `conftest.py`): upstream's own tests and their helpers, where no user's error is raised.
 _TEST_CODE = re.compile(r"test_|Test[A-Z0-9_]")
+_TEST_MODULE = re.compile(r"(?:\A|/)(?:test_[^/]*|[^/]*_test|conftest)\.py\Z")
 
 
-def is_test_code(function: str) -> bool:
-    """Whether a site's enclosing function is a test's, by pytest's naming rules."""
-    return _TEST_CODE.match(function) is not None
+def is_test_code(function: str, path: str = "") -> bool:
+    """Whether a site is in a test or a test module, by pytest's naming rules."""
+    return _TEST_CODE.match(function) is not None or _TEST_MODULE.search(path) is not None
 
 
 def _site_id(repo: str, chain: Chain, seen: dict[str, int]) -> str:
@@ -237,7 +239,10 @@ def _package_lines(
     tags = {r.release: r.tag for r in releases}
     chains = merge_releases(
         [
-            (r.release, [s for s in drafts[r.sha256].sites if not is_test_code(s["function"])])
+            (
+                r.release,
+                [s for s in drafts[r.sha256].sites if not is_test_code(s["function"], s["path"])],
+            )
             for r in releases
         ]
     )

@@ -1027,7 +1027,7 @@ class MatchIndex:
                     or expr.startswith(quoted)
                 ):
                     seen.add(idx)
-                    found.append((self._entries[idx], m.start(1), m.start(1) + len(quoted)))
+                    found.append((entry, m.start(1), m.start(1) + len(quoted)))
             if len(seen) >= MAX_ASSERTION_HITS:
                 break
         return found

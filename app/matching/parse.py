@@ -43,8 +43,8 @@ CHAIN_SEPARATORS = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
-# Spacing as printed, or as a paste lost or doubled it (`",  line398, in load_weights`).
-# A frame line; also one whose start a paste lost (`sglang/x/utils.py", line 298, in f`,
+# A frame line, its spacing as printed or as a paste lost or doubled it (`",  line398, in
+# load_weights`); also one whose start a paste lost (`sglang/x/utils.py", line 298, in f`,
 # copied from the middle of the path on): then its path, with no space, ends in `.py"`.
 _FRAME = re.compile(
     r'\s*(?:File "|"?(?=[^"\s]{1,2000}\.py[xi]?",))'

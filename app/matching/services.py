@@ -531,10 +531,9 @@ def _build(
         # A record of the frame's own function before any class agreement elsewhere; of
         # those, one whose message starts as the paste's (cut too short to be a prefix
         # match on its own: `AssertionError: parent does not have`) first.
-        said = cut
         score = 0.2 + 0.07 * same_function + 0.02 * _CLASS_LEVEL[agreement] + 0.02 * nearness
-        score += 0.01 * said
-        tier = (_TIER[kind], 2 * int(same_function) + int(said))
+        score += 0.01 * cut
+        tier = (_TIER[kind], 2 * int(same_function) + int(cut))
     else:
         sim = similarity or 0.0
         score = 0.45 * sim
@@ -1013,8 +1012,8 @@ def _frame_items(
 
 
 def _starts_as(entry: PatternEntry, message: str) -> bool:
-    """The paste's message is the start of the record's (at least MIN_FRAME_START
-    characters of it, whole words), as a message cut off would be."""
+    """The paste's message is the start of the record's template (at least
+    MIN_FRAME_START of its literal characters), as a message cut off would be."""
     message = message.strip()
     if len(message) < MIN_FRAME_START or not entry.error_message:
         return False

@@ -655,6 +655,12 @@ def test_upstreams_own_tests_are_not_records(app, runner, tmp_path):
     assert not any(f.startswith("test_") for f in functions), functions
     assert [is_test_code(f) for f in ("test_x", "TestEagle.setUp", "test_x.inner")] == [True] * 3
     assert not any(is_test_code(f) for f in ("Tester.run", "latest_test", "build_tree_kernel"))
+    # Any code of a test module: its helpers too (`_wait_for_health` of
+    # multimodal_gen/test/server/ascend/test_glm_image_distributed.py).
+    for path in ("sglang/test/test_utils.py", "x/unit_test.py", "x/conftest.py"):
+        assert is_test_code("_wait_for_health", path), path
+    for path in ("sglang/srt/testing.py", "x/test/utils.py", "x/latest.py", "x/test_x/a.py"):
+        assert not is_test_code("_wait_for_health", path), path
 
 
 def test_a_warning_logged_before_a_crash_answers_a_log_cut_before_its_error(app, runner, tmp_path):
