@@ -37,6 +37,9 @@ NINTH_DIR = Path(__file__).parent / "corpus" / "ninth"
 # A tenth, collected 2026-12-06 (just before midnight, a later session) by two helpers the
 # same way, from threads no other set uses, measured before any change for it (16 cases).
 TENTH_DIR = Path(__file__).parent / "corpus" / "tenth"
+# An eleventh, collected 2026-12-07 by a helper the same way after that session's changes,
+# measured before any change for it (11 cases of about 190 threads seen).
+ELEVENTH_DIR = Path(__file__).parent / "corpus" / "eleventh"
 KINDS = frozenset({"raise", "assert", "implicit", "dependency", "client"})
 REQUIRED = ("source", "kind", "repo", "file")
 

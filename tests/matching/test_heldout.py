@@ -22,6 +22,7 @@ from tests.helpers import post_match_page
 from tests.matching.heldout import (
     CPP_DIR,
     EIGHTH_DIR,
+    ELEVENTH_DIR,
     FIFTH_DIR,
     FRESH_DIR,
     KINDS,
@@ -51,6 +52,7 @@ CASES = [
             EIGHTH_DIR,
             NINTH_DIR,
             TENTH_DIR,
+            ELEVENTH_DIR,
         )
         for c in load_cases(d)
     ),
