@@ -233,7 +233,7 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
         # GitHub's typography turned the quotes of a traceback into curly ones (text in
         # single backticks): Python never prints those, so the whole paste is restored.
         text = text.translate(_STRAIGHT_QUOTES)
-    if _ESCAPED_FRAME.search(text):
+    if 'File \\"' in text and _ESCAPED_FRAME.search(text):
         # A traceback copied out of a JSON string with real line breaks but its quotes still
         # escaped (`File \"/x/y.py\", line 603`): Python never prints `\"` in a frame.
         text = text.replace('\\"', '"')

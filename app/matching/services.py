@@ -735,8 +735,14 @@ def _alike_owners(
 def _interpreter_worded(exc: ParsedException, span: tuple[int, int] | None) -> bool:
     """True when the matched message is one the Python interpreter words itself."""
     text = exc.message if span is None else exc.message[span[0] : span[1]]
-    text = text.strip().split("\n", 1)[0]  # the interpreter words its messages on one line
-    text = _DID_YOU_MEAN.sub("", text)  # Python 3.10+ adds a guess at the name meant
+    # The interpreter words its messages on one line (asked of each hit: read once per line).
+    return _interpreter_line(text.strip().split("\n", 1)[0])
+
+
+@lru_cache(maxsize=256)  # a request asks of a few lines, each hit again: few need keeping
+def _interpreter_line(text: str) -> bool:
+    if "Did you mean" in text:  # Python 3.10+ adds a guess at the name meant
+        text = _DID_YOU_MEAN.sub("", text)
     text = text.rstrip(" .")  # a title's closing full stop is the writer's
     # Also after a logger's or a wrapper's "...: " ("Error in request: f() got ...").
     clauses = text.strip().split(": ")
