@@ -110,7 +110,8 @@ def at_site(
         case.kind == "implicit" and not case.message_contains.startswith(_IMPORT_NAMED)
     ):
         return True  # the interpreter's words name data (a key, an index), not the site
-    if _unworded(record) and re.search(rf"\b{re.escape(_short_class(record))}\b", case.text):
+    cls = str(record.get("errorClass") or "").rsplit(".", 1)[-1]
+    if _unworded(record) and cls and re.search(rf"\b{re.escape(cls)}\b", case.text):
         # `raise ConnectionError(e, request=request)`: the statement words no message (it
         # wraps another error's), so none can be checked; its class, as the paste names it
         # (its exception line, or the frame's source line), tells it from the function's
@@ -131,10 +132,6 @@ def at_site(
 def _unworded(record: dict[str, Any]) -> bool:
     why = (record.get("site") or {}).get("whyFired") or {}
     return why.get("form") == "unworded raise"
-
-
-def _short_class(record: dict[str, Any]) -> str:
-    return str(record.get("errorClass") or "").rsplit(".", 1)[-1] or "\0"
 
 
 @dataclass

@@ -177,14 +177,9 @@ def _reword_key(site: dict[str, Any]) -> tuple[str, str, str, str | None]:
 
 def _moved_reword_key(site: dict[str, Any]) -> tuple[str, str, str, str | None]:
     """Where a site that moved to another folder and was reworded may continue a chain:
-    the same file name, function and class (and statement form, as `_reword_key`)."""
-    form = site.get("form")
-    return (
-        _basename_of(site),
-        site["function"],
-        site["cls"],
-        form if form in STATEMENT_FORMS else None,
-    )
+    `_reword_key` with the file's name in place of its path."""
+    _path, function, cls, form = _reword_key(site)
+    return _basename_of(site), function, cls, form
 
 
 def _short(function: str) -> str:
