@@ -40,6 +40,10 @@ TENTH_DIR = Path(__file__).parent / "corpus" / "tenth"
 # An eleventh, collected 2026-12-07 by a helper the same way after that session's changes,
 # measured before any change for it (11 cases of about 190 threads seen).
 ELEVENTH_DIR = Path(__file__).parent / "corpus" / "eleventh"
+# A twelfth, collected 2026-12-07 (a later session) by two helpers the same way, from
+# threads no other set uses, measured before any change for it (22 cases of about 200
+# threads seen).
+TWELFTH_DIR = Path(__file__).parent / "corpus" / "twelfth"
 KINDS = frozenset({"raise", "assert", "implicit", "dependency", "client"})
 REQUIRED = ("source", "kind", "repo", "file")
 

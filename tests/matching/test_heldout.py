@@ -31,6 +31,7 @@ from tests.matching.heldout import (
     SIXTH_DIR,
     TENTH_DIR,
     THIRD_DIR,
+    TWELFTH_DIR,
     load_cases,
     parse_case,
 )
@@ -53,6 +54,7 @@ CASES = [
             NINTH_DIR,
             TENTH_DIR,
             ELEVENTH_DIR,
+            TWELFTH_DIR,
         )
         for c in load_cases(d)
     ),
