@@ -15,7 +15,7 @@ from app.drafts.classes import ClassMessage, by_name, class_messages, may_define
 from app.drafts.cxx import NATIVE_FORMS, NATIVE_SUFFIXES, NativeSite, native_sites
 from app.drafts.extract import Placeholder, RaiseSite
 from app.drafts.records import message_pattern, render_message
-from app.drafts.scan import DRAFTED_WITH_STATEMENTS, FORMS, scan, scan_all
+from app.drafts.scan import DRAFTED_WITH_STATEMENTS, FORM_VARIABLE, FORMS, scan, scan_all
 from app.drafts.services import parse_source
 from app.drafts.sources import iter_python_files
 
@@ -142,6 +142,8 @@ def draft_release(
     fields: frozenset[str] = frozenset()
     found: list[ClassMessage] = []
     raisers: list[helpers.RaisingHelper] = []
+    recorders: list[helpers.Recorder] = []
+    stored: list[helpers.StoredRaise] = []
     class_defs: list[defined.ClassDef] = []
     for path, data in files:
         tree = None
@@ -155,6 +157,11 @@ def draft_release(
             tree = tree or parse_source(data)
             for helper in helpers.raising_helpers(tree) if tree is not None else []:
                 raisers.append(replace(helper, path=prefix + path))
+            kept, taken = (
+                helpers.recorders_and_stored_raises(tree) if tree is not None else ([], [])
+            )
+            recorders.extend(replace(r, path=prefix + path) for r in kept)
+            stored.extend(replace(r, path=prefix + path) for r in taken)
         if defined.may_define(data):
             tree = tree or parse_source(data)
             class_defs.extend(defined.class_defs(tree) if tree is not None else [])
@@ -167,15 +174,31 @@ def draft_release(
             continue
         text = data.decode("utf-8", errors="replace")
         package = path.split("/", 1)[0]
+        recording = helpers.recording_helpers(recorders, stored, worded, prefix + path)
+        calls = {**raising, **recording} if recording else raising
         if statements:
-            sites, classes, stmts = scan_all(tree, text, package, worded, raising, owned)
+            sites, classes, stmts = scan_all(tree, text, package, worded, calls, owned)
         else:
-            (sites, classes), stmts = scan(tree, text, worded, raising, package, owned), []
+            (sites, classes), stmts = scan(tree, text, worded, calls, package, owned), []
         for stmt in stmts:
             counted[stmt.form] += 1
             out.sites.append(_site_dict(stmt, prefix + path, fields))
         for exc in classes:
             out.classes.append({"name": exc.name, "bases": list(exc.bases), "path": prefix + path})
+        for raised in stored:
+            # `reason = self.kv_mgr.failure_records.pop(room, "<default>")`, then raised.
+            parts = helpers.default_parts(raised, worded) if raised.path == prefix + path else None
+            if parts is not None:
+                sites.append(
+                    RaiseSite(
+                        raised.cls,
+                        parts,
+                        raised.line,
+                        raised.end_line,
+                        FORM_VARIABLE,
+                        raised.function,
+                    )
+                )
         for site in sites:
             forms[site.form] += 1
             if not site.parts:

@@ -786,9 +786,13 @@ class _Scanner:
             helper = self.helpers.get(target.id)
             if helper is not None and not helper.method and target.id in self._own_names:
                 return helper
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        elif isinstance(target, ast.Attribute):
             helper = self.helpers.get(target.attr)
             if helper is None:
+                return None
+            if helper.any_receiver:
+                return helper  # a recorder: `self.kv_mgr.record_failure(...)`
+            if not isinstance(target.value, ast.Name):
                 return None
             if target.value.id in ("self", "cls"):
                 return helper if helper.method else None
@@ -826,11 +830,11 @@ class _Scanner:
                         raised.line,
                         raised.end_line or raised.line,
                         form=FORM_HELPER,
-                        function=helper.function,
+                        function=raised.function or helper.function,
                         condition=_condition(conds),
                         docstring=_docstring(func.node),
                         reads=_reads([node for _, node in conds]),
-                        path=helper.path or None,
+                        path=raised.path or helper.path or None,
                     )
                 )
 

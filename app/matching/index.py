@@ -161,6 +161,35 @@ class PatternHit(NamedTuple):
     file: str = ""
 
 
+# A template's closing stop (`.`, `!`, `?`), escaped as a pattern writes it; an issue title
+# or a log line often drops it ("... is not supported yet").
+_STOP_ESCAPES = ("\\.", "!", "\\?")
+MAX_STOPLESS_CHARS = 600  # a longer segment is no title: not checked
+
+
+@lru_cache(maxsize=1024)
+def _without_stop(pattern: str) -> re.Pattern[str] | None:
+    """The pattern without the stop it ends in, compiled; None when it ends in none (or
+    in an escaped backslash before one)."""
+    for stop in _STOP_ESCAPES:
+        head = pattern[: -len(stop)]
+        if pattern.endswith(stop) and not head.endswith("\\") and head.strip():
+            with suppress(re.error):
+                return re.compile(head, re.DOTALL)
+            return None
+    return None
+
+
+def whole_but_its_stop(hit: PatternHit, message: str) -> bool:
+    """A cut-off hit whose text instantiates the whole template but for its closing stop:
+    the whole message, written without the final period."""
+    text = message[hit.start : hit.end].rstrip()
+    if not hit.cut or len(text) > MAX_STOPLESS_CHARS or text[-1:] in ".!?":
+        return False
+    rx = _without_stop(hit.entry.pattern)
+    return rx is not None and rx.fullmatch(text) is not None
+
+
 def template_overlap(template: str, text: str) -> tuple[int, bool]:
     """How far the text instantiates a message template before it stops: (chars, cut).
 
@@ -275,6 +304,18 @@ def _template_parts(template: str) -> tuple[str, ...]:
     """A message template's literal parts, around its ``{placeholders}``; a leading newline
     or indent (a triple-quoted message) is not what a paste starts with."""
     return tuple(_PLACEHOLDER.split(template.lstrip()))
+
+
+def last_value_start(template: str, message: str) -> int | None:
+    """Where the value of a template's last placeholder starts in a message it matched
+    whole (`... with exception {e}`: after " with exception "), or None when the template
+    does not end in a placeholder after some literal text."""
+    parts = _template_parts(template)
+    if len(parts) < 2 or parts[-1].strip() or len(parts[-2].strip()) < 3:
+        return None
+    lead = parts[-2]
+    at = message.rfind(lead)
+    return None if at < 0 else at + len(lead)
 
 
 def _common_prefix(a: str, b: str) -> int:

@@ -29,15 +29,18 @@ from typing import Any, Final, NamedTuple
 
 from app.matching import statement
 from app.matching.index import (
+    MAX_STOPLESS_CHARS,
     MIN_CONTAINED_CHARS,
     MatchIndex,
     PatternEntry,
     PatternHit,
     VerifyBudget,
     file_key,
+    last_value_start,
     package_parts,
     path_parts,
     template_overlap,
+    whole_but_its_stop,
 )
 from app.matching.naming import file_named, mentions, paste_words
 from app.matching.parse import (
@@ -147,6 +150,13 @@ _STATEMENT_CLASSES = {
 # A pattern with fewer literal characters than this ("Cannot find .+?") is no stronger
 # evidence than a long shared start of another template: both rank by characters shared.
 WEAK_PATTERN_CHARS = 16
+# The classes of lines that report an error rather than raise one: logged lines and the
+# messages an aborted request carries (app/drafts/scan.py's LOGGED_CLASSES, REPORTED_CLASS).
+_REPORTING_CLASSES = frozenset(
+    {"logging.WARNING", "logging.ERROR", "logging.CRITICAL", "BadRequestError"}
+)
+MIN_QUOTED_CHARS = 16  # a reported line's last value shorter than this is no error's message
+_STOPS = ".!?"  # a message that ends in one of these has its closing stop
 # Messages the Python interpreter itself words. A dependency that raises the same words
 # ("'x' object has no attribute 'y'") is not where the user's error came from unless a
 # frame of the traceback is in its file; such a match ranks below the frames' evidence.
@@ -441,6 +451,7 @@ def _build(
     memo: _Memo | None = None,
     inside: bool = False,
     at: Frame | None = None,
+    quoted: bool = False,
 ) -> _Item:
     agreement = class_agreement(exc.error_class, entry.error_class)
     if kind == KIND_STATEMENT and exc.error_class:
@@ -488,10 +499,11 @@ def _build(
         # that goes on differently, before a short pattern matched whole.
         tier = (_TIER[KIND_PREFIX], specificity + 0.5 * cut + 0.25 * whole)
     elif kind == KIND_PATTERN:
-        # Weights keep the score in the same order as the ranking key below.
-        score = 0.5 + 0.25 * whole + 0.08 * _CLASS_LEVEL[agreement] + 0.06 * nearness
-        score += 0.015 * spec
-        tier = (_TIER[kind], int(whole))
+        # Weights keep the score in the same order as the ranking key below. The error a
+        # logged line quotes whole ranks above the line's own whole match.
+        score = 0.5 + 0.25 * (whole or quoted) + 0.08 * _CLASS_LEVEL[agreement]
+        score += 0.06 * nearness + 0.015 * spec + 0.01 * quoted
+        tier = (_TIER[kind], 2 if quoted else int(whole))
     elif kind == KIND_ASSERTION:
         # As a pattern that matched part of the message: the expression is the assert's
         # own code, but its message (what a whole match would be) is not in the paste.
@@ -1269,6 +1281,7 @@ def _from_hit(
     whole: bool = False,
     cut: bool = False,
     inside: bool = False,
+    quoted: bool = False,
 ) -> _Item:
     """A message search's hit, scored."""
     return _build(
@@ -1282,6 +1295,7 @@ def _from_hit(
         cut=cut,
         memo=memo,
         inside=inside,
+        quoted=quoted,
     )
 
 
@@ -1669,6 +1683,41 @@ def _unelided(parsed: ParsedError, index: MatchIndex) -> ParsedError:
     return replace(parsed, exceptions=tuple(exceptions))
 
 
+def _quoted_errors(
+    found: list[PatternHit],
+    message: str,
+    index: MatchIndex,
+    budget: VerifyBudget,
+    frame_files: set[str],
+    words: _PasteWords,
+) -> list[PatternHit]:
+    """The raise sites whose message is the value a logged or reported line ends with
+    (`Prefill transfer failed for request ... with exception {e}`: what `e` said), located
+    in the whole message: the error the line reports, which is where it came from."""
+    for hit in found:
+        if not hit.whole or hit.entry.error_class not in _REPORTING_CLASSES:
+            continue
+        start = last_value_start(hit.entry.error_message or "", message)
+        if start is None or len(message) - start < MIN_QUOTED_CHARS:
+            continue
+        return [
+            inner._replace(start=inner.start + start, end=inner.end + start)
+            for inner in index.search(message[start:], budget, PER_SITE_KIND, frame_files, words)
+            if inner.whole
+            and inner.specificity >= WEAK_PATTERN_CHARS
+            and inner.entry.error_class not in _REPORTING_CLASSES
+        ]
+    return []
+
+
+def _may_lack_its_stop(message: str, strongest: int) -> bool:
+    """A message with no closing stop that the strongest whole match covers less than half
+    of (`.+? not supported yet` of a title): a longer template may end in a period the
+    writer dropped."""
+    text = message.rstrip()
+    return text[-1:] not in _STOPS and 2 * strongest < len(text) <= MAX_STOPLESS_CHARS
+
+
 def _elided_name(path: str) -> str | None:
     """The file name of a path whose folders the writer cut, else None."""
     parts = path_parts(path)
@@ -1695,15 +1744,26 @@ def match_parsed(
         whole = False
         keep = partial(_is_evidence, exc=exc, frame_files=frame_files)
         found = index.search(exc.message, budget, PER_SITE_KIND, frame_files, words)
+        strongest = 0  # literal characters of the strongest pattern matched whole
         for hit in _most_likely(found, exc, frame_files, keep, words):
-            whole = whole or (hit.whole and hit.specificity >= WEAK_PATTERN_CHARS)
+            if hit.whole and hit.specificity >= WEAK_PATTERN_CHARS:
+                whole, strongest = True, max(strongest, hit.specificity)
             _keep_best(scored, _from_hit(hit, exc, KIND_PATTERN, memo, whole=hit.whole))
-        if whole:
+        for hit in _quoted_errors(found, exc.message, index, budget, frame_files, words):
+            if keep(hit):
+                _keep_best(scored, _from_hit(hit, exc, KIND_PATTERN, memo, quoted=True))
+        if whole and not _may_lack_its_stop(exc.message, strongest):
             continue  # a strong pattern matched the whole message: a shared start adds nothing
         for hit in index.prefix_search(exc.message):
             if not keep(hit) or _raised_by_the_statement(hit, exc, frame_files):
                 continue
-            _keep_best(scored, _from_hit(hit, exc, KIND_PREFIX, memo, cut=hit.cut))
+            if whole_but_its_stop(hit, exc.message):
+                # The template's whole message written without its final period (a title):
+                # a whole match, found by its start.
+                at_ends = hit.start == 0 and not exc.message[hit.end :].strip()
+                _keep_best(scored, _from_hit(hit, exc, KIND_PATTERN, memo, whole=at_ends))
+            elif not whole:
+                _keep_best(scored, _from_hit(hit, exc, KIND_PREFIX, memo, cut=hit.cut))
     for exc in parsed.exceptions:
         # The writer's own words (no class, no frame) with no template at a segment's
         # bounds: a long one inside a sentence ("why <message> / tensor?"), ranked as a

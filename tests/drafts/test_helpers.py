@@ -107,3 +107,88 @@ def test_a_helper_call_on_the_real_043_wheel_matches_what_users_paste():
     )
     index = MatchIndex([PatternEntry("h", site["pattern"], "Exception")])
     assert any(h.whole for h in index.search(pasted))
+
+
+RECORDING = textwrap.dedent(
+    """\
+    class TransferError(Exception):
+        def __init__(self, room, reason):
+            super().__init__(reason)
+            self.room = room
+            self.reason = reason
+
+        def __str__(self):
+            return f"TransferError(room={self.room}): {self.reason}"
+
+
+    class Manager:
+        def record_failure(self, room, failure_reason):
+            with self.lock:
+                self.failure_records[room] = failure_reason
+
+        def watch(self, room):
+            if self.dead(room):
+                self.record_failure(room, f"Peer of {room} is dead")
+
+
+    class Sender:
+        def abort(self):
+            self.kv_mgr.record_failure(self.room, "Aborted by AbortReq.")
+
+        def poll(self, room, elapsed):
+            self.kv_mgr.record_failure(room, room)  # a value, not text: no site
+
+        def failure_exception(self):
+            reason = self.kv_mgr.failure_records.pop(self.room, "Failed for an unknown reason")
+            raise TransferError(self.room, reason)
+    """
+)
+
+
+@pytest.mark.unit
+def test_a_message_kept_in_a_store_is_a_site_of_the_raise_that_takes_it_out(tmp_path):
+    # sglang's PD connectors: `record_failure(room, "...")` keeps a reason that the sender's
+    # `failure_exception` pops and raises, worded by the class's own `__str__`.
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "conn.py").write_text(RECORDING)
+    draft = draft_release(tmp_path, "python/", ("pkg/",))
+    found = {
+        s["message"]: (s["path"], s["line"], s["function"], s["cls"], s["form"])
+        for s in draft.sites
+        if s["cls"] == "TransferError"
+    }
+    at = ("python/pkg/conn.py", 30, "Sender.failure_exception", "TransferError")
+    assert found == {
+        "TransferError(room={self.room}): {reason}": (*at, "class message"),
+        "TransferError(room={self.room}): Aborted by AbortReq.": (*at, FORM_HELPER),
+        "TransferError(room={self.room}): Peer of {room} is dead": (*at, FORM_HELPER),
+        "TransferError(room={self.room}): Failed for an unknown reason": (*at, "variable"),
+    }
+    (aborted,) = [s for s in draft.sites if "AbortReq" in s["message"]]
+    assert aborted["pattern"] == r"TransferError\(room=.+?\): Aborted by AbortReq\."
+
+
+@pytest.mark.integration
+def test_the_reasons_sglang_051s_mooncake_connector_keeps_are_its_failure_exceptions():
+    draft = draft_release(sglang_wheel("0.5.1"), "python/", ("sglang/",))
+    conn = "python/sglang/srt/disaggregation/mooncake/conn.py"
+    kept = {
+        (s["line"], s["function"])
+        for s in draft.sites
+        if s["path"] == conn and s["message"].endswith("): Aborted by AbortReq.")
+    }
+    assert kept == {
+        (1190, "MooncakeKVSender.failure_exception"),
+        (1536, "MooncakeKVReceiver.failure_exception"),
+    }
+    timed_out = [s for s in draft.sites if "in KVPoll.Bootstrapping" in s["message"]]
+    assert {s["form"] for s in timed_out} == {FORM_HELPER}
+    pasted = (
+        "Prefill bootstrap failed for request rank=2 req.rid='d3fd6575d3b24b598367fcbdf1bdd21a' "
+        "req.bootstrap_room=5975098084415727586 with exception KVTransferError(bootstrap_room="
+        "5975098084415727586): Request 5975098084415727586 timed out after 300.0s in "
+        "KVPoll.Bootstrapping"
+    )
+    index = MatchIndex([PatternEntry("k", s["pattern"], "KVTransferError") for s in timed_out])
+    assert index.contained_search(pasted)

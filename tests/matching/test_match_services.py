@@ -118,7 +118,9 @@ def test_near_misses_are_not_pattern_matches(index, message):
     assert result.fallback
 
 
-@pytest.mark.parametrize("cut", [len(SEED) - 1, 30])
+# Cut inside its last word, and half-way (less only its period, it is the whole message:
+# test_a_title_without_the_messages_final_period_is_a_whole_match).
+@pytest.mark.parametrize("cut", [len(SEED) - 3, 30])
 def test_a_message_cut_off_matches_as_a_prefix_below_pattern_matches(index, cut):
     result = match_error(f"ValueError: {SEED[:cut]}", index)
     assert [m.record_id for m in result.matches] == ["seed"]
@@ -597,6 +599,85 @@ def test_a_title_that_quotes_a_messages_first_sentence_finds_it_as_a_cut():
     assert not match_error("Initialization", index).matches or all(
         m.why.kind != "prefix" for m in match_error("Initialization", index).matches
     )
+
+
+def test_a_title_without_the_messages_final_period_is_a_whole_match():
+    # sglang issues 6281 and 4756: `[Bug] GGUF model with architecture qwen3 is not supported
+    # yet`, transformers' message less its period, which a short template of torch's
+    # (`.+? not supported yet`) matches whole: the longer template is the answer.
+    gguf = "GGUF model with architecture {architecture} is not supported yet."
+    weak = "{cur_node_orig.op} not supported yet"
+    index = MatchIndex(
+        [
+            PatternEntry(
+                "gguf",
+                r"GGUF model with architecture .+? is not supported yet\.",
+                "ValueError",
+                "src/transformers/modeling_gguf_pytorch_utils.py",
+                431,
+                gguf,
+            ),
+            PatternEntry(
+                "weak", r".+? not supported yet", "AssertionError", "torch/ao/x.py", 438, weak
+            ),
+        ]
+    )
+    for title in (
+        "[Bug] GGUF model with architecture qwen3 is not supported yet",
+        "GGUF model with architecture deepseek2 is not supported yet.",
+        "ValueError: GGUF model with architecture qwen3 is not supported yet",
+    ):
+        first = match_error(title, index).matches[0]
+        assert (first.record_id, first.why.kind, first.why.whole_message) == (
+            "gguf",
+            "pattern",
+            True,
+        ), title
+    # Cut inside the template's words, it is still a cut-off message, not a whole one.
+    (hit,) = match_error("GGUF model with architecture qwen3 is not supp", index).matches
+    assert (hit.record_id, hit.why.kind) == ("gguf", "prefix")
+    # Without the template's own words the short pattern is all there is.
+    assert [m.record_id for m in match_error("Op foo not supported yet", index).matches] == ["weak"]
+
+
+def test_the_error_a_reported_line_quotes_whole_ranks_above_the_line():
+    # sglang issue 15665: the scheduler reports the KVTransferError it caught; the error's
+    # raise (its reason kept by `record_failure`) is where it came from, the line next.
+    def entry(rid, template, pattern, cls, path):
+        return PatternEntry(rid, pattern, cls, path, 10, template)
+
+    reported = (
+        "Prefill transfer failed for request rank={self.tp_rank} req.rid={req.rid} "
+        "req.bootstrap_room={req.bootstrap_room} with exception {e}"
+    )
+    reported_rx = (
+        r"Prefill transfer failed for request rank=.+? req\.rid=.+? "
+        r"req\.bootstrap_room=.+? with exception .+?"
+    )
+    raised = "KVTransferError(bootstrap_room={self.bootstrap_room}): Aborted by AbortReq."
+    raised_rx = r"KVTransferError\(bootstrap_room=.+?\): Aborted by AbortReq\."
+    paste = (
+        "[2025-12-19 10:38:57 TP0] Prefill transfer failed for request rank=0 "
+        "req.rid='80bdec0faeed44e1b49a15bcec9b44b1' req.bootstrap_room=8528272782182837149 "
+        "with exception KVTransferError(bootstrap_room=8528272782182837149): Aborted by AbortReq."
+    )
+    for cls, promoted in (
+        ("BadRequestError", True),
+        ("logging.WARNING", True),
+        ("RuntimeError", False),
+    ):
+        index = MatchIndex(
+            [
+                entry("line", reported, reported_rx, cls, "srt/disaggregation/prefill.py"),
+                entry("raise", raised, raised_rx, "KVTransferError", "srt/disaggregation/conn.py"),
+                entry("short", "Aborted by AbortReq.", r"Aborted by AbortReq\.", "X", "srt/s.py"),
+            ]
+        )
+        ids = [m.record_id for m in match_error(paste, index).matches]
+        if promoted:
+            assert ids[:2] == ["raise", "line"], cls
+        else:  # a raise that wraps the error (`raise RuntimeError(f"... {e}")`) was raised
+            assert ids[0] == "line" and "raise" not in ids[:1], cls
 
 
 def test_a_frames_answer_is_its_innermost_function_then_the_message_it_starts():
