@@ -15,7 +15,14 @@ from app.drafts.classes import ClassMessage, by_name, class_messages, may_define
 from app.drafts.cxx import NATIVE_FORMS, NATIVE_SUFFIXES, NativeSite, native_sites
 from app.drafts.extract import Placeholder, RaiseSite
 from app.drafts.records import message_pattern, render_message
-from app.drafts.scan import DRAFTED_WITH_STATEMENTS, FORM_VARIABLE, FORMS, scan, scan_all
+from app.drafts.scan import (
+    DRAFTED_WITH_STATEMENTS,
+    FORM_HELPER,
+    FORM_VARIABLE,
+    FORMS,
+    scan,
+    scan_all,
+)
 from app.drafts.services import parse_source
 from app.drafts.sources import iter_python_files
 
@@ -166,6 +173,7 @@ def draft_release(
             tree = tree or parse_source(data)
             class_defs.extend(defined.class_defs(tree) if tree is not None else [])
     worded = by_name(found)
+    passed: set[tuple[str, int, str, str]] = set()  # helper-call sites drafted so far
     owned = defined.resolve(class_defs)
     raising = helpers.by_name(raisers)
     for path, data in files:
@@ -203,8 +211,16 @@ def draft_release(
             forms[site.form] += 1
             if not site.parts:
                 continue
+            at = site.path or prefix + path
+            if site.form == FORM_HELPER:
+                # Two callers passing the same text (`abort()` of the sender and of the
+                # receiver) are one site at the helper's raise.
+                key = (at, site.line, site.error_class, render_message(site.parts))
+                if key in passed:
+                    continue
+                passed.add(key)
             drafted[site.form] += 1
-            out.sites.append(_site_dict(site, site.path or prefix + path, fields))
+            out.sites.append(_site_dict(site, at, fields))
     for path, data in _native_files(source, native):
         for found_site in native_sites(data.decode("utf-8", errors="replace")):
             forms[found_site.form] += 1

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.corpus.draft import skeleton
-from app.drafts.scan import FORM_LOOKUP, STATEMENT_FORMS
+from app.drafts.scan import FORM_HELPER, FORM_LOOKUP, STATEMENT_FORMS
 
 REWORD_SIMILARITY = 0.6
 # A site that moved to another folder and was reworded in the same step joins only when its
@@ -136,6 +136,11 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
             unmatched = _join(release, unmatched, skels, claimed, find)
         for site in unmatched:
             skel = skels[id(site)]
+            if site.get("form") == FORM_HELPER:
+                # A helper's raise carries its callers' messages (`record_failure(room,
+                # "Aborted by AbortReq.")`): another text there is another caller's error.
+                chains.append(Chain([(release, site)]))
+                continue
             chain = _reworded(known.by_file.get(_reword_key(site), []), skel, claimed)
             if chain is None and site["function"] != "<module>":
                 moved = [

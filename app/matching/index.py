@@ -168,15 +168,14 @@ MAX_STOPLESS_CHARS = 600  # a longer segment is no title: not checked
 
 
 @lru_cache(maxsize=1024)
-def _without_stop(pattern: str) -> re.Pattern[str] | None:
-    """The pattern without the stop it ends in, compiled; None when it ends in none (or
-    in an escaped backslash before one)."""
+def _without_stop(pattern: str) -> re2._Regexp | None:
+    """The pattern without the stop it ends in, compiled by RE2 as the index verifies (in
+    linear time: a paste is no backtracking bomb); None when it ends in none (or in an
+    escaped backslash before one)."""
     for stop in _STOP_ESCAPES:
         head = pattern[: -len(stop)]
         if pattern.endswith(stop) and not head.endswith("\\") and head.strip():
-            with suppress(re.error):
-                return re.compile(head, re.DOTALL)
-            return None
+            return _compile(head, _VERIFY_OPTIONS)
     return None
 
 

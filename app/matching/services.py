@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from functools import lru_cache, partial
+from itertools import islice
 from typing import Any, Final, NamedTuple
 
 from app.matching import statement
@@ -156,6 +157,8 @@ _REPORTING_CLASSES = frozenset(
     {"logging.WARNING", "logging.ERROR", "logging.CRITICAL", "BadRequestError"}
 )
 MIN_QUOTED_CHARS = 16  # a reported line's last value shorter than this is no error's message
+MAX_QUOTED_STARTS = 3  # exception names in a reported line's last value tried as its start
+_EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
 _STOPS = ".!?"  # a message that ends in one of these has its closing stop
 # Messages the Python interpreter itself words. A dependency that raises the same words
 # ("'x' object has no attribute 'y'") is not where the user's error came from unless a
@@ -1697,16 +1700,29 @@ def _quoted_errors(
     for hit in found:
         if not hit.whole or hit.entry.error_class not in _REPORTING_CLASSES:
             continue
-        start = last_value_start(hit.entry.error_message or "", message)
-        if start is None or len(message) - start < MIN_QUOTED_CHARS:
+        value = last_value_start(hit.entry.error_message or "", message)
+        if value is None or len(message) - value < MIN_QUOTED_CHARS:
             continue
-        return [
-            inner._replace(start=inner.start + start, end=inner.end + start)
-            for inner in index.search(message[start:], budget, PER_SITE_KIND, frame_files, words)
-            if inner.whole
-            and inner.specificity >= WEAK_PATTERN_CHARS
-            and inner.entry.error_class not in _REPORTING_CLASSES
-        ]
+        # The value, or its end from an exception's name on (`... {req.bootstrap_room}` then
+        # ` with exception KVTransferError(bootstrap_room=1): ...`, added to the message later).
+        starts = [value]
+        for m in islice(_EXCEPTION_NAME.finditer(message, value), MAX_QUOTED_STARTS):
+            starts.append(m.start())
+        for start in starts:
+            if len(message) - start < MIN_QUOTED_CHARS:
+                break
+            quoted = [
+                inner._replace(start=inner.start + start, end=inner.end + start)
+                for inner in index.search(
+                    message[start:], budget, PER_SITE_KIND, frame_files, words
+                )
+                if inner.whole
+                and inner.specificity >= WEAK_PATTERN_CHARS
+                and inner.entry.error_class not in _REPORTING_CLASSES
+            ]
+            if quoted:
+                return quoted
+        return []
     return []
 
 

@@ -88,6 +88,27 @@ def test_two_statement_forms_at_one_call_are_two_sites_not_a_rewording():
     assert len(chain.locations) == 2
 
 
+def test_two_callers_messages_at_one_helpers_raise_are_two_sites():
+    """sglang's `failure_exception` raises whatever `record_failure` kept: "Aborted by
+    AbortReq." in 0.5.1 and "Aborted by decode-side abort notification." in 0.5.17 are two
+    callers' errors (alike by their class's wording), not one reworded; the same text in a
+    later release continues its own chain."""
+    path, function = "srt/disaggregation/conn.py", "Sender.failure_exception"
+    head = "KVTransferError(bootstrap_room={}): "
+
+    def helper(text, line):
+        return {**site(path, function, head + text, line, "KVTransferError"), "form": "helper call"}
+
+    chains = merge_releases(
+        [
+            ("0.5.1", [helper("Aborted by AbortReq.", 1190)]),
+            ("0.5.17", [helper("Aborted by decode-side abort.", 2801)]),
+            ("0.5.23", [helper("Aborted by decode-side abort.", 2452)]),
+        ]
+    )
+    assert sorted(len(c.locations) for c in chains) == [1, 2]
+
+
 def test_a_method_moved_out_to_a_module_function_of_another_file_keeps_its_site():
     msg = "Prefill out of memory. Try to lower your batch size.\nTry to allocate {} tokens."
     old = [site("srt/schedule_batch.py", "ScheduleBatch.alloc_paged_extend", msg, 1028)]

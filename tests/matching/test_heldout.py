@@ -150,7 +150,14 @@ def test_guard_pastes_give_their_expected_ids_and_kinds(corpus_app, client, path
 
 def test_json_nested_a_thousand_deep_is_answered_not_a_500(corpus_app, client):
     deep = '{"msg": "a\\nb", "x": ' + "[" * 1000 + "]" * 1000 + "}"
-    for text in (deep, "[" * 100_000, json.dumps({"message": "x" * 10}) * 3):
+    reported = "Decode transfer failed for request rank=0 with exception KVTransferError("
+    for text in (
+        deep,
+        "[" * 100_000,
+        json.dumps({"message": "x" * 10}) * 3,
+        reported * 2_000,  # a reported line whose quoted error goes on and on
+        "[Bug] " + "a .b " * 119 + "is not supported yet",  # stopless, 600 characters
+    ):
         resp = post(client, text)
         assert resp.status_code == 200
         assert resp.get_json()["answer"]
