@@ -156,6 +156,8 @@ WEAK_PATTERN_CHARS = 16
 _REPORTING_CLASSES = frozenset(
     {"logging.WARNING", "logging.ERROR", "logging.CRITICAL", "BadRequestError"}
 )
+MIN_HEAD_CHARS = 16  # a multi-line message's first line this long is its head
+_BARE_LABEL = re.compile(r"[\w.]+:")  # `ImportError:` alone on its line, its message below
 MIN_QUOTED_CHARS = 16  # a reported line's last value shorter than this is no error's message
 MAX_QUOTED_STARTS = 3  # exception names in a reported line's last value tried as its start
 _EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
@@ -1726,6 +1728,20 @@ def _quoted_errors(
     return []
 
 
+def _head_line_end(message: str) -> int | None:
+    """Where a multi-line message's first line ends (past a bare `ImportError:` label on a
+    line of its own), when that line is a message of its own (MIN_HEAD_CHARS or more)."""
+    pos = 0
+    for line in message.split("\n"):
+        end = pos + len(line)
+        if line.strip() and not _BARE_LABEL.fullmatch(line.strip()):
+            if len(line.strip()) < MIN_HEAD_CHARS or end >= len(message.rstrip()):
+                return None
+            return end
+        pos = end + 1
+    return None
+
+
 def _may_lack_its_stop(message: str, strongest: int) -> bool:
     """A message with no closing stop that the strongest whole match covers less than half
     of (`.+? not supported yet` of a title): a longer template may end in a period the
@@ -1761,10 +1777,16 @@ def match_parsed(
         keep = partial(_is_evidence, exc=exc, frame_files=frame_files)
         found = index.search(exc.message, budget, PER_SITE_KIND, frame_files, words)
         strongest = 0  # literal characters of the strongest pattern matched whole
+        head = _head_line_end(exc.message)
         for hit in _most_likely(found, exc, frame_files, keep, words):
             if hit.whole and hit.specificity >= WEAK_PATTERN_CHARS:
                 whole, strongest = True, max(strongest, hit.specificity)
-            _keep_best(scored, _from_hit(hit, exc, KIND_PATTERN, memo, whole=hit.whole))
+            # A template found on a later line of a message with a head line of its own
+            # (`CRITICAL: Could not load ...` listing each attempt's ImportError) is a detail
+            # of it: ranked as a shared text of its length, as one inside a sentence.
+            detail = head is not None and hit.start > head
+            item = _from_hit(hit, exc, KIND_PATTERN, memo, whole=hit.whole, inside=detail)
+            _keep_best(scored, item)
         for hit in _quoted_errors(found, exc.message, index, budget, frame_files, words):
             if keep(hit):
                 _keep_best(scored, _from_hit(hit, exc, KIND_PATTERN, memo, quoted=True))

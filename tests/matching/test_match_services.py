@@ -640,6 +640,53 @@ def test_a_title_without_the_messages_final_period_is_a_whole_match():
     assert [m.record_id for m in match_error("Op foo not supported yet", index).matches] == ["weak"]
 
 
+def test_a_template_on_a_later_line_of_a_message_ranks_as_a_detail_of_its_head():
+    # sglang issue (heldout 070): sgl-kernel's `CRITICAL: Could not load any common_ops
+    # library!` lists each attempt's ImportError below it; the loader's raise is the site,
+    # the `undefined symbol` record (alone, the error of older loaders) comes after it.
+    critical = (
+        "[sgl_kernel] CRITICAL: Could not load any common_ops library!\n\n"
+        "Attempted locations:\n{attempts}"
+    )
+    symbol = "{library}common_ops.abi3.so: undefined symbol: {symbol}"
+    index = MatchIndex(
+        [
+            PatternEntry(
+                "critical",
+                r"\[sgl_kernel\] CRITICAL: Could not load any common_ops library!\n\n"
+                r"Attempted locations:\n(?s:.+?)",
+                "ImportError",
+                "sgl_kernel/load_utils.py",
+                192,
+                critical,
+            ),
+            PatternEntry(
+                "symbol",
+                r"\S*common_ops[\w.-]*\.so: undefined symbol: \S+",
+                "ImportError",
+                "sgl_kernel/__init__.py",
+                13,
+                symbol,
+            ),
+        ]
+    )
+    lines = (
+        "ImportError: [sgl_kernel] CRITICAL: Could not load any common_ops library!\n"
+        "Attempted locations:\n1. Architecture-specific pattern: /x/sgl_kernel/sm100/common_ops.*\n"
+        "Error details from previous import attempts:\n"
+        "- ImportError: /x/sgl_kernel/sm100/common_ops.abi3.so: undefined symbol: _ZNK3c10\n"
+    )
+    for text in (lines, lines.replace("ImportError: [", "ImportError:\n[", 1)):
+        assert [m.record_id for m in match_error(text, index).matches][:2] == [
+            "critical",
+            "symbol",
+        ]
+    alone = (
+        "ImportError: /x/sgl_kernel/common_ops.abi3.so: undefined symbol: cuGreenCtxStreamCreate"
+    )
+    assert match_error(alone, index).matches[0].record_id == "symbol"
+
+
 def test_the_error_a_reported_line_quotes_whole_ranks_above_the_line():
     # sglang issue 15665: the scheduler reports the KVTransferError it caught; the error's
     # raise (its reason kept by `record_failure`) is where it came from, the line next.
