@@ -1723,21 +1723,28 @@ def _quoted_errors(
                 and inner.entry.error_class not in _REPORTING_CLASSES
             ]
             if quoted:
-                return quoted
+                # The most specific template only: `KVTransferError(...): {reason}` of every
+                # connector is no answer beside the one that words the reason.
+                best = max(inner.specificity for inner in quoted)
+                return [inner for inner in quoted if inner.specificity == best]
         return []
     return []
 
 
-def _head_line_end(message: str) -> int | None:
-    """Where a multi-line message's first line ends (past a bare `ImportError:` label on a
-    line of its own), when that line is a message of its own (MIN_HEAD_CHARS or more)."""
+def _head_line_end(message: str, classed: bool) -> int | None:
+    """Where an exception's multi-line message's first line ends, when that line is a
+    message of its own (MIN_HEAD_CHARS or more). The message is an exception's when the
+    paste named its class (`classed`) or the message opens with a bare `ImportError:`
+    label on a line of its own (then its head is the next line); lines of a log are not."""
     pos = 0
     for line in message.split("\n"):
         end = pos + len(line)
-        if line.strip() and not _BARE_LABEL.fullmatch(line.strip()):
-            if len(line.strip()) < MIN_HEAD_CHARS or end >= len(message.rstrip()):
+        if line.strip() and _BARE_LABEL.fullmatch(line.strip()):
+            classed = True
+        elif line.strip():
+            if not classed or len(line.strip()) < MIN_HEAD_CHARS:
                 return None
-            return end
+            return end if end < len(message.rstrip()) else None
         pos = end + 1
     return None
 
@@ -1777,7 +1784,7 @@ def match_parsed(
         keep = partial(_is_evidence, exc=exc, frame_files=frame_files)
         found = index.search(exc.message, budget, PER_SITE_KIND, frame_files, words)
         strongest = 0  # literal characters of the strongest pattern matched whole
-        head = _head_line_end(exc.message)
+        head = _head_line_end(exc.message, exc.error_class is not None)
         for hit in _most_likely(found, exc, frame_files, keep, words):
             if hit.whole and hit.specificity >= WEAK_PATTERN_CHARS:
                 whole, strongest = True, max(strongest, hit.specificity)
