@@ -375,18 +375,7 @@ def _recorded_parts(
     raised: StoredRaise, param: str, worded: Mapping[str, Any]
 ) -> tuple[Part, ...] | None:
     """The raise's message with the recorder's parameter where the taken value goes."""
-    message = worded.get(raised.cls.rsplit(".", 1)[-1])
-    parts: tuple[Part, ...] = (
-        tuple(message.construct(raised.call))
-        if message is not None
-        else (Placeholder(raised.variable),)
-    )
-    if not any(isinstance(p, Placeholder) and p.name == raised.variable for p in parts):
-        return None  # the class's wording leaves the taken value out
-    return tuple(
-        Placeholder(param) if isinstance(p, Placeholder) and p.name == raised.variable else p
-        for p in parts
-    )
+    return _with_taken(raised, worded, [Placeholder(param)])
 
 
 def default_parts(raised: StoredRaise, worded: Mapping[str, Any]) -> tuple[Part, ...] | None:
@@ -394,13 +383,22 @@ def default_parts(raised: StoredRaise, worded: Mapping[str, Any]) -> tuple[Part,
     default = message_parts(raised.default) if raised.default is not None else None
     if not default or not any(isinstance(p, str) and p.strip() for p in default):
         return None
-    parts = _recorded_parts(raised, raised.variable, worded)
-    if parts is None:
-        return None
+    return _with_taken(raised, worded, default)
+
+
+def _with_taken(
+    raised: StoredRaise, worded: Mapping[str, Any], value: list[Part]
+) -> tuple[Part, ...] | None:
+    """The raise's message (its class's own wording, else the taken value alone) with
+    `value` where the taken value goes; None when the wording leaves it out."""
+    message = worded.get(raised.cls.rsplit(".", 1)[-1])
+    parts = message.construct(raised.call) if message is not None else ()
+    if message is None:
+        return normalise(value)
+    taken = [isinstance(p, Placeholder) and p.name == raised.variable for p in parts]
+    if not any(taken):
+        return None  # the class's wording leaves the taken value out
     out: list[Part] = []
-    for part in parts:
-        if isinstance(part, Placeholder) and part.name == raised.variable:
-            out.extend(default)
-        else:
-            out.append(part)
+    for part, here in zip(parts, taken, strict=True):
+        out.extend(value if here else [part])
     return normalise(out)

@@ -163,6 +163,7 @@ class PatternHit(NamedTuple):
 
 # A template's closing stop (`.`, `!`, `?`), escaped as a pattern writes it; an issue title
 # or a log line often drops it ("... is not supported yet").
+STOPS = ".!?"
 _STOP_ESCAPES = ("\\.", "!", "\\?")
 MAX_STOPLESS_CHARS = 600  # a longer segment is no title: not checked
 
@@ -183,7 +184,7 @@ def whole_but_its_stop(hit: PatternHit, message: str) -> bool:
     """A cut-off hit whose text instantiates the whole template but for its closing stop:
     the whole message, written without the final period."""
     text = message[hit.start : hit.end].rstrip()
-    if not hit.cut or len(text) > MAX_STOPLESS_CHARS or text[-1:] in ".!?":
+    if not hit.cut or len(text) > MAX_STOPLESS_CHARS or text[-1:] in STOPS:
         return False
     rx = _without_stop(hit.entry.pattern)
     return rx is not None and rx.fullmatch(text) is not None

@@ -32,6 +32,7 @@ from app.matching import statement
 from app.matching.index import (
     MAX_STOPLESS_CHARS,
     MIN_CONTAINED_CHARS,
+    STOPS,
     MatchIndex,
     PatternEntry,
     PatternHit,
@@ -161,7 +162,6 @@ _BARE_LABEL = re.compile(r"[\w.]+:")  # `ImportError:` alone on its line, its me
 MIN_QUOTED_CHARS = 16  # a reported line's last value shorter than this is no error's message
 MAX_QUOTED_STARTS = 3  # exception names in a reported line's last value tried as its start
 _EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
-_STOPS = ".!?"  # a message that ends in one of these has its closing stop
 # Messages the Python interpreter itself words. A dependency that raises the same words
 # ("'x' object has no attribute 'y'") is not where the user's error came from unless a
 # frame of the traceback is in its file; such a match ranks below the frames' evidence.
@@ -1737,12 +1737,14 @@ def _head_line_end(message: str, classed: bool) -> int | None:
     paste named its class (`classed`) or the message opens with a bare `ImportError:`
     label on a line of its own (then its head is the next line); lines of a log are not."""
     pos = 0
-    for line in message.split("\n"):
-        end = pos + len(line)
-        if line.strip() and _BARE_LABEL.fullmatch(line.strip()):
+    while pos < len(message):  # line by line, reading no further than the head
+        end = message.find("\n", pos)
+        end = len(message) if end < 0 else end
+        line = message[pos:end].strip()
+        if line and _BARE_LABEL.fullmatch(line):
             classed = True
-        elif line.strip():
-            if not classed or len(line.strip()) < MIN_HEAD_CHARS:
+        elif line:
+            if not classed or len(line) < MIN_HEAD_CHARS:
                 return None
             return end if end < len(message.rstrip()) else None
         pos = end + 1
@@ -1754,7 +1756,7 @@ def _may_lack_its_stop(message: str, strongest: int) -> bool:
     of (`.+? not supported yet` of a title): a longer template may end in a period the
     writer dropped."""
     text = message.rstrip()
-    return text[-1:] not in _STOPS and 2 * strongest < len(text) <= MAX_STOPLESS_CHARS
+    return text[-1:] not in STOPS and 2 * strongest < len(text) <= MAX_STOPLESS_CHARS
 
 
 def _elided_name(path: str) -> str | None:
