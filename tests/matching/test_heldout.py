@@ -31,6 +31,7 @@ from tests.matching.heldout import (
     SIXTH_DIR,
     TENTH_DIR,
     THIRD_DIR,
+    THIRTEENTH_DIR,
     TWELFTH_DIR,
     load_cases,
     parse_case,
@@ -55,6 +56,7 @@ CASES = [
             TENTH_DIR,
             ELEVENTH_DIR,
             TWELFTH_DIR,
+            THIRTEENTH_DIR,
         )
         for c in load_cases(d)
     ),
