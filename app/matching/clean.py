@@ -72,6 +72,12 @@ _COLLAPSED_CUT = re.compile(r' {2,}(?=\S)|(?<=\S) (?=File ")')
 _PROSE_FRAME = re.compile(
     r'(?<=[^\s>`*_])[ \t]*(?=File "[^"\n]{1,2000}",[ \t]{0,4}line[ \t]{0,4}\d)'
 )
+# A frame whose source line follows its function on the same line, one space apart: a
+# traceback GitHub flattened into one line of a quote (`> File "x.py", line 920, in
+# load_weights param = params_dict[name] KeyError: 'w'`). A function name has no space.
+_FLAT_FRAME = re.compile(
+    r'(File "[^"\n]{1,2000}",[ \t]{0,4}line[ \t]{0,4}\d{1,9},[ \t]{0,4}in [\w<>.]{1,200}) (?=\S)'
+)
 _CLASS_TOKEN = re.compile(r"(?<=[\w)\]}'\"]) ([\w.]{1,200}+):(?= |$)")
 _EXCEPTION_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning")
 
@@ -265,15 +271,23 @@ def _after_prose(line: Line) -> tuple[Line, ...]:
 
 def _split_collapsed(lines: list[str]) -> list[str]:
     """Lines, with a traceback that was collapsed onto one line cut back into its lines
-    (only a line that has the traceback header and a frame after it)."""
+    (only a line that has the traceback header and a frame after it, or a frame with its
+    source line after its function)."""
     out: list[str] = []
     for line in lines:
         header = line.find(TRACEBACK_HEADER)
-        rest = line[header:] if header >= 0 else ""
+        rest = line[header:] if header >= 0 else line
         if len(line) > MAX_COLLAPSED_CHARS or 'File "' not in rest or '", line ' not in rest:
             out.append(line)
             continue
-        for piece in _COLLAPSED_CUT.split(line):
+        if header < 0:
+            # No header: only a frame with its source beside it says the line was collapsed.
+            flat = _FLAT_FRAME.sub("\\1\n", line)
+            if flat == line:
+                out.append(line)
+                continue
+            line = flat
+        for piece in (p for cut in line.split("\n") for p in _COLLAPSED_CUT.split(cut)):
             start = 0
             for m in _CLASS_TOKEN.finditer(piece):
                 name = m.group(1).rsplit(".", 1)[-1]

@@ -345,6 +345,31 @@ def test_a_traceback_collapsed_onto_one_line_is_cut_back_into_lines():
     assert last.frames[-1].function == "__init__"
 
 
+def test_a_frame_flattened_with_its_source_and_error_onto_one_line_is_cut_back():
+    # GitHub flattened a quoted traceback into one paragraph (sgl-project/sglang#3812).
+    text = (
+        '> File "venv/lib/python3.10/site-packages/sglang/srt/models/deepseek_v2.py", line'
+        " 920, in load_weights param = params_dict[name] KeyError:"
+        " 'model.layers.3.mlp.experts.w2_weight_scale_inv'"
+    )
+    exc = parse_error(text).exceptions[0]
+    assert (exc.error_class, exc.message) == (
+        "KeyError",
+        "'model.layers.3.mlp.experts.w2_weight_scale_inv'",
+    )
+    assert [(f.function, f.line, f.source) for f in exc.frames] == [
+        ("load_weights", 920, "param = params_dict[name]")
+    ]
+    # Two frames on the line: each keeps its own source.
+    two = 'File "a.py", line 3, in main run(x) File "b.py", line 9, in run y = d[k] KeyError: 1'
+    exc = parse_error(two).exceptions[0]
+    assert [(f.function, f.source) for f in exc.frames] == [("main", "run(x)"), ("run", "y = d[k]")]
+    assert (exc.error_class, exc.message) == ("KeyError", "1")
+    # A frame line as Python prints it is left alone.
+    plain = 'File "a.py", line 3, in main\nValueError: x'
+    assert parse_error(plain).exceptions[0].frames[0].function == "main"
+
+
 def test_an_error_body_cut_off_before_its_closing_quote_is_still_read():
     text = (
         '{"object":"error","message":"Decode handshake failed for request rank=0: '
