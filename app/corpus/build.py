@@ -33,9 +33,9 @@ from app.drafts.sources import iter_python_files
 # Bump DRAFTER_VERSION when the drafter changes what a release yields (re-drafts every
 # release), FORMAT_VERSION when the merge or the corpus lines change.
 DRAFTER_VERSION = "10"
-FORMAT_VERSION = "9"
+FORMAT_VERSION = "10"
 # Bump when what a statement site is changes (re-drafts the releases that draft them).
-STATEMENT_VERSION = "14"
+STATEMENT_VERSION = "15"
 # Bump NATIVE_VERSION when the C++ drafter (app/drafts/cxx.py) changes: re-drafts only the
 # releases with `native` sources.
 NATIVE_VERSION = "1"

@@ -42,6 +42,7 @@ from app.drafts.extract import (
 )
 from app.drafts.helpers import RaisingHelper, own_imports
 from app.drafts.records import escape_literal
+from app.drafts.unset import unset_reads
 
 FORM_LITERAL = "literal"
 FORM_FSTRING = "f-string"
@@ -69,6 +70,9 @@ FORM_SPREAD = "keywords from a mapping"
 # `raise NotImplementedError()`, `raise ValueError(describe(x))`: a raise whose message the
 # drafter cannot read (none, or not static), so no draft: found through a frame on it.
 FORM_UNWORDED = "unworded raise"
+# `self.x` read in a method of a class that sets `x` only under a condition, or never
+# (unset.py): AttributeError `'Cls' object has no attribute 'x'`.
+FORM_UNSET = "attribute maybe unset"
 STATEMENT_FORMS = (
     FORM_BARE_ASSERT,
     FORM_IMPORT,
@@ -78,6 +82,7 @@ STATEMENT_FORMS = (
     FORM_KEYWORDS,
     FORM_SPREAD,
     FORM_UNWORDED,
+    FORM_UNSET,
 )
 # A message the server reports to the client instead of raising it (an abort, an error
 # response, an `error_msg` it returns): what the client's error body carries.
@@ -93,6 +98,7 @@ DRAFTED_WITH_STATEMENTS = (*STATEMENT_FORMS, FORM_REPORTED, FORM_LOGGED)
 LOGGED_CLASSES = {
     "warning": "logging.WARNING",
     "warn": "logging.WARNING",
+    "warning_once": "logging.WARNING",
     "error": "logging.ERROR",
     "exception": "logging.ERROR",
     "critical": "logging.CRITICAL",
@@ -451,6 +457,8 @@ class _Scanner:
         if self.own is not None:
             self._kernel_names, self._kernel_modules = _kernel_imports(tree)
         self._body(getattr(tree, "body", []), [], _Function("<module>", None), [])
+        if self.own is not None:
+            self._unset(tree)
         drop = {i for name, var, i in self._pending if (name, var) in self._raised}
         if drop:
             self.statements = [s for i, s in enumerate(self.statements) if i not in drop]
@@ -688,6 +696,14 @@ class _Scanner:
         """The node's source as written, on one line (ast.unparse if unavailable)."""
         text = ast.get_source_segment(self.source, node) if self.source else None
         return " ".join((text or _source(node)).split())
+
+    def _unset(self, tree: ast.AST) -> None:
+        """Reads of `self.x` that a class may not have set (unset.py)."""
+        for read in unset_reads(tree):
+            message = f"'{read.owner}' object has no attribute '{read.attr}'"
+            conds = [] if read.unset_when is None else [read.unset_when]
+            func = _Function(read.method, read.node)
+            self._statement(read.stmt, "AttributeError", (message,), FORM_UNSET, func, conds)
 
     def _first_line(self, stmt: ast.stmt | ast.expr) -> str:
         if 0 < stmt.lineno <= len(self._lines):

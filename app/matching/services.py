@@ -487,7 +487,10 @@ def _build(
     if (
         kind == KIND_PATTERN
         and frame is None
-        and entry.statement is None  # its own pattern names the very module and name
+        # An import's own pattern names the very module and name; an attribute its class
+        # may lack (`'C' object has no attribute 'x'`) is read in many places, and a
+        # traceback's frames say which: a read in no frame's file is not the one.
+        and (entry.statement is None or entry.error_class == "AttributeError")
         and (_raised_in_a_frame(exc) or _interpreter_worded(exc, span))
     ):
         # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE); a

@@ -6,6 +6,7 @@ import pytest
 
 from app.corpus.history import Location, at_release, history, version_key
 from app.corpus.merge import merge_releases
+from app.drafts.scan import FORM_UNSET
 
 pytestmark = pytest.mark.unit
 
@@ -104,6 +105,25 @@ def test_two_callers_messages_at_one_helpers_raise_are_two_sites():
             ("0.5.1", [helper("Aborted by AbortReq.", 1190)]),
             ("0.5.17", [helper("Aborted by decode-side abort.", 2801)]),
             ("0.5.23", [helper("Aborted by decode-side abort.", 2452)]),
+        ]
+    )
+    assert sorted(len(c.locations) for c in chains) == [1, 2]
+
+
+def test_another_attribute_a_method_may_lack_is_another_site():
+    """`self.executor` read in 0.1.12 and `self.tokenizer` read in 0.3.0 at one method are
+    two errors, alike only by the interpreter's wording."""
+    path, function = "srt/managers/tokenizer_manager.py", "TokenizerManager.get_pixel_values"
+
+    def unset(attr, line):
+        message = f"'TokenizerManager' object has no attribute '{attr}'"
+        return {**site(path, function, message, line, "AttributeError"), "form": FORM_UNSET}
+
+    chains = merge_releases(
+        [
+            ("0.1.12", [unset("executor", 129)]),
+            ("0.3.0", [unset("tokenizer", 140)]),
+            ("0.3.3", [unset("tokenizer", 151)]),
         ]
     )
     assert sorted(len(c.locations) for c in chains) == [1, 2]

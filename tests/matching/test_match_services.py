@@ -1975,3 +1975,55 @@ def test_a_frame_answer_says_whether_its_function_has_a_raise_site(function, sai
     result = match_error(text, MatchIndex([site]))
     assert [m.record_id for m in result.matches] == ["alloc-oom"]
     assert any(said in k for k in result.answer["known"])
+
+
+def _unset_read(record_id, path, function, line, statement):
+    return PatternEntry(
+        record_id,
+        r"'ModelConfig' object has no attribute 'scaling'",
+        "AttributeError",
+        path,
+        line,
+        "'ModelConfig' object has no attribute 'scaling'",
+        repo="sgl-project/sglang",
+        function=function,
+        statement=statement,
+    )
+
+
+def test_an_attribute_a_class_may_lack_is_read_where_the_traceback_says():
+    # A method of ModelConfig reads `self.scaling`, which it sets only for some models; a
+    # backend reads `model_config.scaling` from outside (sgl-project/sglang#29891).
+    config = _unset_read(
+        "config",
+        "python/sglang/srt/configs/model_config.py",
+        "ModelConfig.get_scaling",
+        870,
+        "return self.scaling",
+    )
+    backend = PatternEntry(
+        "backend",
+        "Only page_size=1 is supported",
+        "ValueError",
+        "python/sglang/srt/layers/attention/flashinfer_mla_backend.py",
+        771,
+        "Only page_size=1 is supported",
+        repo="sgl-project/sglang",
+        function="FlashInferMLAIndicesUpdaterDecode.__init__",
+    )
+    index = MatchIndex([config, backend])
+    title = "AttributeError: 'ModelConfig' object has no attribute 'scaling'"
+    assert match_error(title, index).matches[0].record_id == "config"
+    traceback = (
+        'File ".../sglang/srt/layers/attention/flashinfer_mla_backend.py", line 766, in '
+        "__init__\n    self.scaling = model_runner.model_config.scaling\n"
+        "AttributeError: 'ModelConfig' object has no attribute 'scaling'"
+    )
+    # The frame's function is where it was read; the class's own read is another place.
+    assert [m.record_id for m in match_error(traceback, index).matches] == ["backend", "config"]
+    inside = (
+        'File ".../sglang/srt/configs/model_config.py", line 870, in get_scaling\n'
+        "    return self.scaling\n"
+        "AttributeError: 'ModelConfig' object has no attribute 'scaling'"
+    )
+    assert match_error(inside, index).matches[0].record_id == "config"
