@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.corpus.draft import skeleton
-from app.drafts.scan import FORM_HELPER, FORM_LOOKUP, FORM_UNSET, STATEMENT_FORMS
+from app.drafts.scan import FORM_HELPER, FORM_LOOKUP, FORM_UNBOUND, FORM_UNSET, STATEMENT_FORMS
 
 REWORD_SIMILARITY = 0.6
 # A site that moved to another folder and was reworded in the same step joins only when its
@@ -136,10 +136,10 @@ def merge_releases(releases: Sequence[tuple[str, list[dict[str, Any]]]]) -> list
             unmatched = _join(release, unmatched, skels, claimed, find)
         for site in unmatched:
             skel = skels[id(site)]
-            if site.get("form") in (FORM_HELPER, FORM_UNSET):
+            if site.get("form") in (FORM_HELPER, FORM_UNSET, FORM_UNBOUND):
                 # A helper's raise carries its callers' messages (`record_failure(room,
                 # "Aborted by AbortReq.")`): another text there is another caller's error.
-                # Another attribute a method may lack is another error too.
+                # Another attribute (or name) a function may lack is another error too.
                 chains.append(Chain([(release, site)]))
                 continue
             chain = _reworded(known.by_file.get(_reword_key(site), []), skel, claimed)

@@ -42,6 +42,7 @@ from app.drafts.extract import (
 )
 from app.drafts.helpers import RaisingHelper, own_imports
 from app.drafts.records import escape_literal
+from app.drafts.unbound import unbound_reads
 from app.drafts.unset import unset_reads
 
 FORM_LITERAL = "literal"
@@ -73,6 +74,9 @@ FORM_UNWORDED = "unworded raise"
 # `self.x` read in a method of a class that sets `x` only under a condition, or never
 # (unset.py): AttributeError `'Cls' object has no attribute 'x'`.
 FORM_UNSET = "attribute maybe unset"
+# A module name bound only under a condition (`if _is_cuda: from sgl_kernel import f`),
+# read in a function (unbound.py): NameError `name 'f' is not defined`.
+FORM_UNBOUND = "name maybe unbound"
 STATEMENT_FORMS = (
     FORM_BARE_ASSERT,
     FORM_IMPORT,
@@ -83,6 +87,7 @@ STATEMENT_FORMS = (
     FORM_SPREAD,
     FORM_UNWORDED,
     FORM_UNSET,
+    FORM_UNBOUND,
 )
 # A message the server reports to the client instead of raising it (an abort, an error
 # response, an `error_msg` it returns): what the client's error body carries.
@@ -698,12 +703,18 @@ class _Scanner:
         return " ".join((text or _source(node)).split())
 
     def _unset(self, tree: ast.AST) -> None:
-        """Reads of `self.x` that a class may not have set (unset.py)."""
+        """Reads of `self.x` that a class may not have set (unset.py), and of module names
+        the module may not have bound (unbound.py)."""
         for read in unset_reads(tree):
             message = f"'{read.owner}' object has no attribute '{read.attr}'"
             conds = [] if read.unset_when is None else [read.unset_when]
             func = _Function(read.method, read.node)
             self._statement(read.stmt, "AttributeError", (message,), FORM_UNSET, func, conds)
+        for unbound in unbound_reads(tree):
+            message = f"name '{unbound.name}' is not defined"
+            conds = [] if unbound.unbound_when is None else [unbound.unbound_when]
+            func = _Function(unbound.function, unbound.node)
+            self._statement(unbound.stmt, "NameError", (message,), FORM_UNBOUND, func, conds)
 
     def _first_line(self, stmt: ast.stmt | ast.expr) -> str:
         if 0 < stmt.lineno <= len(self._lines):

@@ -5,8 +5,9 @@ bases in the module (`self.start_layer` in a host pool that no `__init__` gives 
 Each read is where `AttributeError: 'C' object has no attribute 'x'` comes from: a
 statement site whose message the interpreter words. Read from the module's syntax only:
 a class whose bases lie elsewhere may get `x` from them, so a never-set attribute counts
-only when every base is in the module (or is `object` or `ABC`); one set under
-a condition counts whatever the bases, since the class sets it itself.
+only when every base is in the module (or is `object`), and not in an abstract class,
+whose subclasses set what it reads; one set under a condition counts whatever the bases,
+since the class sets it itself.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ _DYNAMIC = frozenset({"__getattr__", "__getattribute__"})
 MAX_READS_PER_CLASS = 64
 # (negated, test): the read fails when `test` holds (negated: when it fails), as the
 # drafter's conditions read; None: no test known.
-_Guard = tuple[bool, ast.expr] | None
+Guard = tuple[bool, ast.expr] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +37,16 @@ class UnsetRead:
     attr: str
     # When the attribute is unset: the test the class sets it under, as a condition
     # (None: never set, or set in a loop with no test).
-    unset_when: _Guard
+    unset_when: Guard
 
 
 @dataclass
-class _Sets:
+class Sets:
     """What a class's methods assign to `self`: always (on every path of some method) or
     under a condition (the first one seen, kept for the reader's why)."""
 
     always: set[str]
-    sometimes: dict[str, _Guard]
+    sometimes: dict[str, Guard]
     dynamic: bool = False
 
 
@@ -75,50 +76,75 @@ def _is_self(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
-def _assigns(stmts: list[ast.stmt], sets: _Sets, guard: _Guard) -> set[str]:
-    """What a block assigns to `self` on every path through it; the rest goes to
-    `sets.sometimes` with the test it sits under (`guard` for a block with none)."""
+class Binder:
+    """What a statement binds, for `assigns`: here, attributes of `self`."""
+
+    def target(self, node: ast.AST) -> Iterator[str]:
+        """Names an assignment's target binds."""
+        return _self_stores(node)
+
+    def statement(self, stmt: ast.stmt) -> Iterator[str]:
+        """Names any other simple statement binds (an import, a `def`)."""
+        return iter(())
+
+    def dynamic(self, stmt: ast.stmt) -> bool:
+        """The statement binds names no reader can list."""
+        return not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and _is_dynamic(stmt)
+
+
+def assigns(stmts: list[ast.stmt], sets: Sets, guard: Guard, binder: Binder) -> set[str]:
+    """What a block binds on every path through it; the rest goes to `sets.sometimes` with
+    the test it sits under (`guard` for a block with none)."""
     done: set[str] = set()
 
-    def sometimes(attrs: set[str], when: _Guard) -> None:
-        for attr in attrs - done:
-            sets.sometimes.setdefault(attr, when)
+    def sometimes(names: set[str], when: Guard) -> None:
+        for name in names - done:
+            sets.sometimes.setdefault(name, when)
 
     for pos, stmt in enumerate(stmts):
-        if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and _is_dynamic(stmt):
+        if binder.dynamic(stmt):
             sets.dynamic = True
         if isinstance(stmt, ast.Assign | ast.AugAssign) or (
             isinstance(stmt, ast.AnnAssign) and stmt.value is not None
         ):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            done.update(attr for target in targets for attr in _self_stores(target))
+            done.update(name for target in targets for name in binder.target(target))
         elif isinstance(stmt, ast.If):
-            body = _assigns(stmt.body, sets, (False, stmt.test))
-            orelse = _assigns(stmt.orelse, sets, (True, stmt.test))
+            body = assigns(stmt.body, sets, (False, stmt.test), binder)
+            orelse = assigns(stmt.orelse, sets, (True, stmt.test), binder)
             done |= body & orelse
             sometimes(body, (True, stmt.test))  # unset when the test fails
             sometimes(orelse, (False, stmt.test))  # unset when it holds
             if stmt.body and isinstance(stmt.body[-1], ast.Return) and not stmt.orelse:
                 # `if not enabled: return`: what follows is set only when the test fails.
-                sometimes(_assigns(stmts[pos + 1 :], sets, (False, stmt.test)), (False, stmt.test))
+                after = assigns(stmts[pos + 1 :], sets, (False, stmt.test), binder)
+                sometimes(after, (False, stmt.test))
                 return done
         elif isinstance(stmt, ast.Try):
-            body = _assigns([*stmt.body, *stmt.orelse], sets, guard)
-            handled = [_assigns(h.body, sets, guard) for h in stmt.handlers]
+            body = assigns([*stmt.body, *stmt.orelse], sets, guard, binder)
+            handled = [assigns(h.body, sets, guard, binder) for h in stmt.handlers]
             always = body.intersection(*handled) if handled else body
             sometimes(body.union(*handled) - always, guard)
-            done |= always | _assigns(stmt.finalbody, sets, guard)
+            done |= always | assigns(stmt.finalbody, sets, guard, binder)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
-            done |= _assigns(stmt.body, sets, guard)
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    done.update(binder.target(item.optional_vars))
+            done |= assigns(stmt.body, sets, guard, binder)
         elif isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
             inner = (True, stmt.test) if isinstance(stmt, ast.While) else guard
-            sometimes(_assigns([*stmt.body, *stmt.orelse], sets, inner), inner)
+            sometimes(assigns([*stmt.body, *stmt.orelse], sets, inner, binder), inner)
             if not isinstance(stmt, ast.While):
-                sometimes(set(_self_stores(stmt.target)), guard)
+                sometimes(set(binder.target(stmt.target)), guard)
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                sometimes(_assigns(case.body, sets, guard), guard)
+                sometimes(assigns(case.body, sets, guard, binder), guard)
+        else:
+            done.update(binder.statement(stmt))
     return done
+
+
+_SELF = Binder()
 
 
 def _class_names(cls: ast.ClassDef) -> set[str]:
@@ -147,6 +173,19 @@ def _chain(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> tuple[list[as
         elif found is None and name not in _BLANK_BASES:
             known = False
     return chain, known
+
+
+def _abstract(cls: ast.ClassDef) -> bool:
+    """`class C(ABC)`, `metaclass=ABCMeta`, or an `@abstractmethod`: made to be subclassed."""
+    if any(ast.unparse(b) in ("ABC", "abc.ABC") for b in cls.bases):
+        return True
+    if any(k.arg == "metaclass" and "ABCMeta" in ast.unparse(k.value) for k in cls.keywords):
+        return True
+    return any(
+        isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any("abstractmethod" in ast.unparse(d) for d in stmt.decorator_list)
+        for stmt in cls.body
+    )
 
 
 def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
@@ -187,17 +226,18 @@ def unset_reads(tree: ast.AST) -> list[UnsetRead]:
     for cls in classes.values():
         chain, known = _chain(cls, classes)
         names: set[str] = set()
-        sets = _Sets(set(), {})
+        sets = Sets(set(), {})
         for member in chain:
             names |= _class_names(member)
             for stmt in member.body:
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                    sets.always |= _assigns(stmt.body, sets, None)
+                    sets.always |= assigns(stmt.body, sets, None, _SELF)
         if sets.dynamic or names & _DYNAMIC:
             continue
         # A never-set attribute needs a class whose whole setup is in view: no base from
-        # elsewhere, an `__init__` of its own (a mixin reads its host's), no subclass here.
-        whole = known and "__init__" in names and cls.name not in subclassed
+        # elsewhere, an `__init__` of its own (a mixin reads its host's), no subclass here,
+        # and not abstract itself (its subclasses, maybe in other modules, set what it reads).
+        whole = known and "__init__" in names and cls.name not in subclassed and not _abstract(cls)
         reads = 0
         for stmt in cls.body:
             if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):

@@ -140,6 +140,8 @@ AttributeReaders = Callable[[str], Sequence[tuple[str, str, tuple[str, ...]]]]
 # Quoted, it may be followed by the writer's words (a title's "when loading Qwen3 MoE").
 _WEIGHT_NAME = re.compile(r"""(['"]?)([A-Za-z_]\w*(?:\.\w+){2,40})\1(?=\s|\Z)""")
 _WEIGHT_PART = re.compile(r"weight|bias|scale|zero|g_idx|inv_freq|proj|embed|norm|head", re.I)
+# The classes of statement sites that read a name or an attribute (unset.py, unbound.py).
+_READ_CLASSES = frozenset({"AttributeError", "NameError"})
 # The classes a statement site's statement raises (by its record's class).
 _STATEMENT_CLASSES = {
     "AssertionError": frozenset({"AssertionError"}),
@@ -488,9 +490,10 @@ def _build(
         kind == KIND_PATTERN
         and frame is None
         # An import's own pattern names the very module and name; an attribute its class
-        # may lack (`'C' object has no attribute 'x'`) is read in many places, and a
-        # traceback's frames say which: a read in no frame's file is not the one.
-        and (entry.statement is None or entry.error_class == "AttributeError")
+        # may lack (`'C' object has no attribute 'x'`) or a name its module may not bind is
+        # read in many places, and a traceback's frames say which: a read in no frame's
+        # file is not the one.
+        and (entry.statement is None or entry.error_class in _READ_CLASSES)
         and (_raised_in_a_frame(exc) or _interpreter_worded(exc, span))
     ):
         # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE); a

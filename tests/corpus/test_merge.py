@@ -6,7 +6,7 @@ import pytest
 
 from app.corpus.history import Location, at_release, history, version_key
 from app.corpus.merge import merge_releases
-from app.drafts.scan import FORM_UNSET
+from app.drafts.scan import FORM_UNBOUND, FORM_UNSET
 
 pytestmark = pytest.mark.unit
 
@@ -110,14 +110,20 @@ def test_two_callers_messages_at_one_helpers_raise_are_two_sites():
     assert sorted(len(c.locations) for c in chains) == [1, 2]
 
 
-def test_another_attribute_a_method_may_lack_is_another_site():
+@pytest.mark.parametrize(
+    ("form", "cls", "wording"),
+    [
+        (FORM_UNSET, "AttributeError", "'TokenizerManager' object has no attribute '{}'"),
+        (FORM_UNBOUND, "NameError", "name '{}' is not defined"),
+    ],
+)
+def test_another_attribute_a_method_may_lack_is_another_site(form, cls, wording):
     """`self.executor` read in 0.1.12 and `self.tokenizer` read in 0.3.0 at one method are
-    two errors, alike only by the interpreter's wording."""
+    two errors, alike only by the interpreter's wording (and so are two unbound names)."""
     path, function = "srt/managers/tokenizer_manager.py", "TokenizerManager.get_pixel_values"
 
     def unset(attr, line):
-        message = f"'TokenizerManager' object has no attribute '{attr}'"
-        return {**site(path, function, message, line, "AttributeError"), "form": FORM_UNSET}
+        return {**site(path, function, wording.format(attr), line, cls), "form": form}
 
     chains = merge_releases(
         [

@@ -1,4 +1,5 @@
-"""`self.x` read where the class may not have set it: AttributeError statement sites."""
+"""`self.x` read where the class may not have set it, and a module name read where the
+module may not have bound it: AttributeError and NameError statement sites."""
 
 from __future__ import annotations
 
@@ -8,18 +9,20 @@ import textwrap
 import pytest
 
 from app.corpus.draft import draft_release
-from app.drafts.scan import FORM_UNSET, scan_all
+from app.drafts.scan import FORM_UNBOUND, FORM_UNSET, scan_all
 from tests.corpus.wheels import sglang_wheel
 
 
-def unset(source: str) -> dict[tuple[str, str], tuple[int, str | None, str | None]]:
-    """(method, message) -> (line, condition, statement) of each unset-attribute site."""
+def unset(
+    source: str, form: str = FORM_UNSET
+) -> dict[tuple[str, str], tuple[int, str | None, str | None]]:
+    """(function, message) -> (line, condition, statement) of each site of the form."""
     source = textwrap.dedent(source)
     _, _, statements = scan_all(ast.parse(source), source, "pkg")
     return {
         (s.function, str(s.parts[0])): (s.line, s.condition, s.statement)
         for s in statements
-        if s.form == FORM_UNSET
+        if s.form == form
     }
 
 
@@ -100,10 +103,18 @@ def test_an_attribute_never_set_counts_only_when_the_whole_class_is_in_view():
         class SchedulerMetricsMixin:
             def get_load(self):
                 return self.waiting_queue
+
+        class BaseTokenToKVPool(abc.ABC):
+            def __init__(self, size):
+                self.size = size
+
+            def available_size(self):
+                return len(self.free_slots)
         """
     )
     # The host pool and its base are here: nothing sets `start_layer`. `nn.Module` gives
-    # `named_parameters`, a mixin reads its host's attributes: neither is a site.
+    # `named_parameters`, a mixin reads its host's attributes, an abstract class's
+    # subclasses set what it reads: none of those is a site.
     assert sites == {
         (
             "MHATokenToKVPoolHost.get_flat_data_by_layer",
@@ -171,3 +182,70 @@ def test_sglang_0_1_12s_tokenizer_manager_reads_an_executor_only_multimodal_mode
         ("python/sglang/srt/managers/tokenizer_manager.py", "TokenizerManager.get_pixel_values")
     ]
     assert "is_multimodal_model" in (found[0]["condition"] or "")
+
+
+@pytest.mark.unit
+def test_a_name_the_module_binds_only_under_a_condition_is_a_site_where_it_is_read():
+    sites = unset(
+        """\
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            from pkg.batch import Batch
+        if is_cuda_available():
+            from sgl_kernel import build_tree_kernel as sgl_build_tree_kernel
+        try:
+            import triton
+        except ImportError:
+            triton = None
+        try:
+            from vllm import ops
+        except ImportError:
+            pass
+
+        def build_tree(batch: "Batch", x):
+            if is_cuda_available():
+                return sgl_build_tree_kernel(x)
+            return None
+
+        def build_tree_anyway(x):
+            return sgl_build_tree_kernel(x), triton
+
+        def quant(x, ops=None):
+            return ops.quant(x)
+
+        def fallback(x):
+            def inner():
+                return ops.quant(x)
+            return inner()
+        """,
+        FORM_UNBOUND,
+    )
+    # Read under the binding's own test, shadowed by a parameter, bound on every path, or
+    # there for annotations only: no site.
+    assert sites == {
+        ("build_tree_anyway", "name 'sgl_build_tree_kernel' is not defined"): (
+            22,
+            "not is_cuda_available()",
+            "return sgl_build_tree_kernel(x), triton",
+        ),
+        ("fallback.inner", "name 'ops' is not defined"): (29, None, "return ops.quant(x)"),
+    }
+    # A star import may bind anything: the module is left alone.
+    assert not unset(
+        "if a:\n    from x import f\nfrom y import *\ndef g():\n    return f()\n", FORM_UNBOUND
+    )
+
+
+@pytest.mark.integration
+def test_sglang_0_4_3s_eagle_tree_calls_a_kernel_only_cuda_machines_import():
+    draft = draft_release(sglang_wheel("0.4.3"), "python/", ("sglang/",), (), statements=True)
+    found = [
+        (s["line"], s["condition"])
+        for s in draft.sites
+        if s["form"] == FORM_UNBOUND
+        and s["function"] == "build_tree_kernel"
+        and s["path"] == "python/sglang/srt/speculative/build_eagle_tree.py"
+    ]
+    # The line a traceback shows (sgl-project/sglang#3590's comment: line 149).
+    assert found == [(149, "not is_cuda_available()")]
