@@ -24,6 +24,7 @@ from tests.matching.heldout import (
     EIGHTH_DIR,
     ELEVENTH_DIR,
     FIFTH_DIR,
+    FOURTEENTH_DIR,
     FRESH_DIR,
     KINDS,
     NINTH_DIR,
@@ -57,6 +58,7 @@ CASES = [
             ELEVENTH_DIR,
             TWELFTH_DIR,
             THIRTEENTH_DIR,
+            FOURTEENTH_DIR,
         )
         for c in load_cases(d)
     ),
