@@ -489,12 +489,21 @@ def _build(
     if (
         kind == KIND_PATTERN
         and frame is None
-        # An import's own pattern names the very module and name; an attribute its class
-        # may lack (`'C' object has no attribute 'x'`) or a name its module may not bind is
-        # read in many places, and a traceback's frames say which: a read in no frame's
-        # file is not the one.
-        and (entry.statement is None or entry.error_class in _READ_CLASSES)
-        and (_raised_in_a_frame(exc) or _interpreter_worded(exc, span))
+        and (
+            # An import's own pattern names the very module and name.
+            (
+                entry.statement is None
+                and (_raised_in_a_frame(exc) or _interpreter_worded(exc, span))
+            )
+            # An attribute its class may lack (`'C' object has no attribute 'x'`) or a name
+            # its module may not bind is read in many places, and a traceback's frames say
+            # which: a read in no frame's file is not the one.
+            or (
+                entry.statement is not None
+                and entry.error_class in _READ_CLASSES
+                and bool(exc.frames)
+            )
+        )
     ):
         # Below the frames' evidence, above text similarity (see _INTERPRETER_MESSAGE); a
         # `__getattr__` of the very class the message names before those of other classes.
@@ -886,10 +895,14 @@ def _class_readers(
     best: dict[tuple[str, str], tuple[int, PatternEntry]] = {}
     others: dict[str, PatternEntry] = {}  # by function: readers of another class's
     holders = _holder_names(cls)
+    wording = f"'{cls}' object has no attribute '{attr}'"
     for record_id, function, reads in found:
         entry = index.get(record_id)
         if entry is None:
             continue
+        if entry.statement is not None and entry.error_class in _READ_CLASSES:
+            if entry.error_message != wording:
+                continue  # another attribute the method may lack: not this error's site
         owner = _owner_class(function)
         exact = owner == cls
         if attr in reads and (
@@ -901,7 +914,9 @@ def _class_readers(
             )
         ):
             quoted = sum(1 for r in reads if r.startswith(attr + ".") and r in parsed.text)
-            specificity = 20 * exact + 5 * min(quoted, 4)
+            # The read that may find it unset (unset.py's site) before the method's raises.
+            unset = entry.statement is not None and entry.error_class in _READ_CLASSES
+            specificity = 20 * exact + 5 * min(quoted, 4) + 40 * unset
         elif _reads_held(reads, attr, holders):
             specificity = HELD_SPECIFICITY
         else:

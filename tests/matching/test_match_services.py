@@ -2027,3 +2027,44 @@ def test_an_attribute_a_class_may_lack_is_read_where_the_traceback_says():
         "AttributeError: 'ModelConfig' object has no attribute 'scaling'"
     )
     assert match_error(inside, index).matches[0].record_id == "config"
+
+
+def test_a_frameless_missing_attribute_finds_the_read_that_may_find_it_unset_first():
+    # GenerateReqInput sets `is_single` only when normalised (sgl-project/sglang#34113): its
+    # unset-attribute site ranks above another method's raise that reads it too.
+    wording = "'GenerateReqInput' object has no attribute 'is_single'"
+    unset = PatternEntry(
+        "unset",
+        wording,
+        "AttributeError",
+        "python/sglang/srt/managers/io_struct.py",
+        133,
+        wording,
+        repo="sgl-project/sglang",
+        function="GenerateReqInput.contains_mm_input",
+        statement="if self.is_single:",
+    )
+    other = _method_record("check", "GenerateReqInput._validate_inputs", "Either text is needed")
+    # Another attribute a method that reads `is_single` may lack is not this error's site.
+    rid = PatternEntry(
+        "rid",
+        "'GenerateReqInput' object has no attribute 'rid'",
+        "AttributeError",
+        "python/sglang/srt/managers/io_struct.py",
+        200,
+        "'GenerateReqInput' object has no attribute 'rid'",
+        repo="sgl-project/sglang",
+        function="GenerateReqInput.regenerate_rid",
+        statement="return self.rid",
+    )
+    reads = (
+        ("check", "GenerateReqInput._validate_inputs", ("is_single",)),
+        ("unset", "GenerateReqInput.contains_mm_input", ("is_single",)),
+        ("rid", "GenerateReqInput.regenerate_rid", ("is_single", "rid")),
+    )
+    result = match_error(
+        f"AttributeError: {wording}",
+        MatchIndex([other, unset, rid]),
+        readers=lambda attr: reads if attr == "is_single" else (),
+    )
+    assert [m.record_id for m in result.matches] == ["unset", "check"]
