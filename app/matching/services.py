@@ -136,9 +136,10 @@ _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 # attribute -> (record id, its function `Cls.method`, what that method reads of `self`), for
 # the methods that read `self.<attribute>` or `self.<...>.<attribute>`
 AttributeReaders = Callable[[str], Sequence[tuple[str, str, tuple[str, ...]]]]
-# A KeyError quoting a checkpoint tensor's name: `'model.layers.3.mlp.down_proj.weight_scale'`.
-# Quoted, it may be followed by the writer's words (a title's "when loading Qwen3 MoE").
-_WEIGHT_NAME = re.compile(r"""(['"]?)([A-Za-z_]\w*(?:\.\w+){2,40})\1(?=\s|\Z)""")
+# A KeyError quoting a checkpoint tensor's name: `'model.layers.3.mlp.down_proj.weight_scale'`,
+# or a top-level module's with its prefix stripped (`'embed_tokens.weight'`). Quoted, it may
+# be followed by the writer's words (a title's "when loading Qwen3 MoE").
+_WEIGHT_NAME = re.compile(r"""(['"]?)([A-Za-z_]\w*(?:\.\w+){1,40})\1(?=\s|\Z)""")
 _WEIGHT_PART = re.compile(r"weight|bias|scale|zero|g_idx|inv_freq|proj|embed|norm|head", re.I)
 # The classes of statement sites that read a name or an attribute (unset.py, unbound.py).
 _READ_CLASSES = frozenset({"AttributeError", "NameError"})

@@ -2068,3 +2068,22 @@ def test_a_frameless_missing_attribute_finds_the_read_that_may_find_it_unset_fir
         readers=lambda attr: reads if attr == "is_single" else (),
     )
     assert [m.record_id for m in result.matches] == ["unset", "check"]
+
+
+def test_a_top_level_modules_weight_name_is_a_weight_name_too():
+    # sgl-project/sglang#9747's title: the checkpoint's prefix stripped, two parts left.
+    index = MatchIndex(
+        [
+            _weight_lookup("llama", "python/sglang/srt/models/llama.py", ["gate_up_proj"]),
+            _weight_lookup("qwen3", "python/sglang/srt/models/qwen3.py", ["rotary_emb"]),
+        ]
+    )
+    title = (
+        "[Bug] Keyerror when start sgl serve for Qwen3-Embedding-4B : KeyError: "
+        "'embed_tokens.weight' in version 0.4.6.post1"
+    )
+    result = match_error(title, index)
+    assert result.answer["evidence"] == "key"
+    assert result.matches[0].record_id == "qwen3"
+    # Two parts that name no tensor are no weight's name.
+    assert not match_error("KeyError: 'model.type' when loading Qwen3", index).matches
