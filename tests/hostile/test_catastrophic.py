@@ -77,6 +77,10 @@ ADVERSARIAL = [
     + "a" * 50_000,
     "CUDA out of memory. Tried to allocate " + "9." * 100_000,
     " ".join(["attention backend mla"] * 10_000),
+    # A traceback flattened into one line, frames with their sources, over and over; and
+    # frame starts that never close their quote.
+    'File "a.py", line 1, in f x = d[k] ' * 1_800 + "KeyError: 'k'",
+    'File "' + "a" * 1_990 + ' File "' * 100,
 ]
 
 
