@@ -239,6 +239,9 @@ _TEMPLATE_WORD = re.compile(r"[A-Za-z]+")
 # What Python 3.10+ appends to an AttributeError, NameError or ImportError it words:
 # `... has no attribute 'tokenizer'. Did you mean: '_tokenizer'?`.
 _DID_YOU_MEAN = re.compile(r"\.? Did you mean:? '?[\w.]+'?\?\s*\Z")
+# The same guess exactly as Python 3.10+ writes it, cut off before a message's templates are
+# searched: it follows the message it words after a period the template does not have.
+_PYTHONS_GUESS = re.compile(r"\. Did you mean: '[\w.]{1,200}'\?\s*\Z")
 _CANNOT_IMPORT = re.compile(r"cannot import name ['\u2018\u2019\"]?(\w+)")
 _NO_MODULE = re.compile(r"No module named ['\u2018\u2019\"]?([\w.]+)")
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,200}\}")
@@ -1806,7 +1809,9 @@ def match_parsed(
     for exc in parsed.exceptions:
         whole = False
         keep = partial(_is_evidence, exc=exc, frame_files=frame_files)
-        found = index.search(exc.message, budget, PER_SITE_KIND, frame_files, words)
+        guess = _PYTHONS_GUESS.search(exc.message) if "Did you mean" in exc.message else None
+        searched = exc.message if guess is None else exc.message[: guess.start()]
+        found = index.search(searched, budget, PER_SITE_KIND, frame_files, words)
         strongest = 0  # literal characters of the strongest pattern matched whole
         head = _head_line_end(exc.message, exc.error_class is not None)
         for hit in _most_likely(found, exc, frame_files, keep, words):

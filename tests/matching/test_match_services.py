@@ -2087,3 +2087,26 @@ def test_a_top_level_modules_weight_name_is_a_weight_name_too():
     assert result.matches[0].record_id == "qwen3"
     # Two parts that name no tensor are no weight's name.
     assert not match_error("KeyError: 'model.type' when loading Qwen3", index).matches
+
+
+def test_pythons_guess_at_the_name_meant_does_not_hide_the_message():
+    # Python 3.10+ appends `. Did you mean: 'x'?` to a NameError or AttributeError it words
+    # (sgl-project/sglang#3590's comment): the template is the message before it.
+    wording = "name 'sgl_build_tree_kernel' is not defined"
+    entry = PatternEntry(
+        "unbound",
+        wording,
+        "NameError",
+        "python/sglang/srt/speculative/build_eagle_tree.py",
+        149,
+        wording,
+        repo="sgl-project/sglang",
+        function="build_tree_kernel",
+        statement="sgl_build_tree_kernel(",
+    )
+    pasted = f"NameError: {wording}. Did you mean: 'build_tree_kernel'?"
+    top = match_error(pasted, MatchIndex([entry])).matches[0]
+    assert (top.record_id, top.why.kind, top.why.whole_message) == ("unbound", "pattern", True)
+    # A writer's own "Did you mean" question is the writer's text.
+    asked = f"NameError: {wording}. Did you mean build_tree_kernel"
+    assert match_error(asked, MatchIndex([entry])).matches[0].why.kind != "pattern"
