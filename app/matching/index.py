@@ -164,6 +164,8 @@ class PatternHit(NamedTuple):
 # A template's closing stop (`.`, `!`, `?`), escaped as a pattern writes it; an issue title
 # or a log line often drops it ("... is not supported yet").
 STOPS = ".!?"
+# ... as str and as the ASCII bytes a segment may be read as (`_verify_with`).
+_STOP_ENDS = frozenset([*STOPS, *(c.encode() for c in STOPS)])
 _STOP_ESCAPES = ("\\.", "!", "\\?")
 MAX_STOPLESS_CHARS = 600  # a longer segment is no title: not checked
 
@@ -512,6 +514,8 @@ def _verify_with(
     part = text[ws:we]
     if match(_BOTH, part, 0, len(part))[0][0] >= 0:
         return ws, we, True
+    if text[we - 1 : we] in _STOP_ENDS and match(_BOTH, part, 0, len(part) - 1)[0][0] >= 0:
+        return ws, we - 1, True  # the writer's full stop after a message that has none
     spans = [first]
     # As finditer from first's end (from `we` after an empty first match).
     pos = first[1] if first[1] > first[0] else we
@@ -527,6 +531,9 @@ def _verify_with(
         part = text[s:e]
         if match(_BOTH, part, 0, len(part))[0][0] >= 0:
             return s, e, False
+        # A sentence's stop after a message written without one (`<message>. How to fix?`).
+        if text[e - 1 : e] in _STOP_ENDS and match(_BOTH, part, 0, len(part) - 1)[0][0] >= 0:
+            return s, e - 1, False
     return None
 
 

@@ -2107,6 +2107,24 @@ def test_pythons_guess_at_the_name_meant_does_not_hide_the_message():
     pasted = f"NameError: {wording}. Did you mean: 'build_tree_kernel'?"
     top = match_error(pasted, MatchIndex([entry])).matches[0]
     assert (top.record_id, top.why.kind, top.why.whole_message) == ("unbound", "pattern", True)
-    # A writer's own "Did you mean" question is the writer's text.
+    # A writer's own "Did you mean" question is the writer's sentence after the message:
+    # the template matches that sentence, not the whole message.
     asked = f"NameError: {wording}. Did you mean build_tree_kernel"
-    assert match_error(asked, MatchIndex([entry])).matches[0].why.kind != "pattern"
+    why = match_error(asked, MatchIndex([entry])).matches[0].why
+    assert (why.kind, why.whole_message) == ("pattern", False)
+
+
+def test_a_message_written_without_a_stop_matches_before_the_writers_sentence():
+    wording = "Cannot use FlashInfer backend with MLA"
+    entry = PatternEntry(
+        "mla", wording, "ValueError", "python/sglang/srt/server_args.py", 1, wording
+    )
+    index = MatchIndex([entry])
+    titled = match_error(f"[Bug] ValueError: {wording}. How to fix?", index).matches[0]
+    assert (titled.why.kind, titled.why.whole_message) == ("pattern", False)
+    # The writer's full stop at the end: the whole message, its stop aside.
+    stopped = match_error(f"ValueError: {wording}.", index).matches[0]
+    assert (stopped.why.kind, stopped.why.whole_message) == ("pattern", True)
+    # Another sentence that only starts the same is no match of the template.
+    other = match_error(f"ValueError: {wording} v2. Try again", index).matches
+    assert all(m.why.kind != "pattern" for m in other)
