@@ -47,12 +47,13 @@ class _Names(Binder):
             yield stmt.name
 
     def dynamic(self, stmt: ast.stmt) -> bool:
-        if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
-            return True
+        if isinstance(stmt, ast.ImportFrom):
+            return any(a.name == "*" for a in stmt.names)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return False  # a `globals()` in its body runs in its own time, if ever
         return any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "globals"
             for n in ast.walk(stmt)
-            if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         )
 
 
@@ -63,12 +64,12 @@ def _type_checking(guard: Guard) -> bool:
     return guard is not None and ast.unparse(guard[1]) in _TYPE_CHECKING
 
 
-def _locals(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+def _locals(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Names local to the function (Python makes a name local wherever it is bound in it)."""
     args = func.args
     found = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     found.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-    todo: list[ast.AST] = list(func.body) if isinstance(func.body, list) else [func.body]
+    todo: list[ast.AST] = list(func.body)
     declared_global: set[str] = set()
     while todo:
         node = todo.pop()

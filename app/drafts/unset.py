@@ -52,12 +52,7 @@ class Sets:
 
 def _self_stores(node: ast.AST) -> Iterator[str]:
     for n in ast.walk(node):
-        if (
-            isinstance(n, ast.Attribute)
-            and isinstance(n.ctx, ast.Store)
-            and isinstance(n.value, ast.Name)
-            and n.value.id == "self"
-        ):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and _is_self(n.value):
             yield n.attr
 
 

@@ -511,11 +511,9 @@ def _verify_with(
     if first[0] < 0:
         return None
     ws, we = seg.whole
-    part = text[ws:we]
-    if match(_BOTH, part, 0, len(part))[0][0] >= 0:
-        return ws, we, True
-    if text[we - 1 : we] in _STOP_ENDS and match(_BOTH, part, 0, len(part) - 1)[0][0] >= 0:
-        return ws, we - 1, True  # the writer's full stop after a message that has none
+    whole_end = _full_match_end(match, text, ws, we)
+    if whole_end is not None:
+        return ws, whole_end, True
     spans = [first]
     # As finditer from first's end (from `we` after an empty first match).
     pos = first[1] if first[1] > first[0] else we
@@ -528,12 +526,23 @@ def _verify_with(
             break
         pos = span[1] if span[1] != pos else pos + 1
     for s, e in _segment_pairs(seg, spans):
-        part = text[s:e]
-        if match(_BOTH, part, 0, len(part))[0][0] >= 0:
-            return s, e, False
-        # A sentence's stop after a message written without one (`<message>. How to fix?`).
-        if text[e - 1 : e] in _STOP_ENDS and match(_BOTH, part, 0, len(part) - 1)[0][0] >= 0:
-            return s, e - 1, False
+        segment_end = _full_match_end(match, text, s, e)
+        if segment_end is not None:
+            return s, segment_end, False
+    return None
+
+
+def _full_match_end(
+    match: Callable[[Any, Any, int, int], _Spans], text: str | bytes, s: int, e: int
+) -> int | None:
+    """Where a full match of `text[s:e]` ends: at `e`, or before a closing stop the
+    template does not have (a writer's full stop, `<message>. How to fix?`); None when the
+    pattern does not match the segment."""
+    part = text[s:e]
+    if match(_BOTH, part, 0, len(part))[0][0] >= 0:
+        return e
+    if text[e - 1 : e] in _STOP_ENDS and match(_BOTH, part, 0, len(part) - 1)[0][0] >= 0:
+        return e - 1
     return None
 
 

@@ -904,9 +904,11 @@ def _class_readers(
         entry = index.get(record_id)
         if entry is None:
             continue
-        if entry.statement is not None and entry.error_class in _READ_CLASSES:
-            if entry.error_message != wording:
-                continue  # another attribute the method may lack: not this error's site
+        # A read that may find an attribute unset (unset.py's site): this one's goes
+        # before the method's raises; another attribute's is not this error's site.
+        read_site = entry.statement is not None and entry.error_class in _READ_CLASSES
+        if read_site and entry.error_message != wording:
+            continue
         owner = _owner_class(function)
         exact = owner == cls
         if attr in reads and (
@@ -918,9 +920,7 @@ def _class_readers(
             )
         ):
             quoted = sum(1 for r in reads if r.startswith(attr + ".") and r in parsed.text)
-            # The read that may find it unset (unset.py's site) before the method's raises.
-            unset = entry.statement is not None and entry.error_class in _READ_CLASSES
-            specificity = 20 * exact + 5 * min(quoted, 4) + 40 * unset
+            specificity = 20 * exact + 5 * min(quoted, 4) + 40 * read_site
         elif _reads_held(reads, attr, holders):
             specificity = HELD_SPECIFICITY
         else:
