@@ -832,3 +832,29 @@ def test_a_getattr_of_another_class_is_answered_as_alike_wording(app, runner, cl
     body = client.post("/api/v1/match?compact=1", json={"text": own}).get_json()
     assert body["matches"][0]["at"]["filePath"] == "python/sglang/srt/managers/schedule_batch.py"
     assert not any("words it alike" in u for u in body["answer"]["unknown"])
+
+
+def test_a_kernel_name_only_cuda_machines_import_is_answered_where_it_is_read(built, client):
+    """sglang #3590's comment (EAGLE on a machine where `is_cuda_available()` was false):
+    0.4.3's build_eagle_tree.py imports `sgl_build_tree_kernel` only on CUDA and calls it in
+    `build_tree_kernel`; Python 3.10+'s guess after the message changes nothing."""
+    text = (
+        "NameError: name 'sgl_build_tree_kernel' is not defined. Did you mean: 'build_tree_kernel'?"
+    )
+    body = client.post("/api/v1/match", json={"text": text, "limit": 3}).get_json()
+    top = body["matches"][0]
+    assert (top["kind"], top["at"]["filePath"]) == (
+        "pattern",
+        "python/sglang/srt/speculative/build_eagle_tree.py",
+    )
+    why = client.get(f"/api/v1/records/{top['id']}").get_json()["site"]["whyFired"]
+    assert why["function"] == "build_tree_kernel"
+    assert "not is_cuda_available()" in why["condition"]
+    # Its frame names the very statement.
+    framed = (
+        "Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/speculative/build_eagle_tree.py",'
+        " line 149, in build_tree_kernel\n    sgl_build_tree_kernel(\n" + text
+    )
+    body = client.post("/api/v1/match", json={"text": framed, "limit": 3}).get_json()
+    assert body["matches"][0]["id"] == top["id"]
