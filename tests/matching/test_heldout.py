@@ -23,6 +23,7 @@ from tests.matching.heldout import (
     CPP_DIR,
     EIGHTH_DIR,
     ELEVENTH_DIR,
+    FIFTEENTH_DIR,
     FIFTH_DIR,
     FOURTEENTH_DIR,
     FRESH_DIR,
@@ -59,6 +60,7 @@ CASES = [
             TWELFTH_DIR,
             THIRTEENTH_DIR,
             FOURTEENTH_DIR,
+            FIFTEENTH_DIR,
         )
         for c in load_cases(d)
     ),
