@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from app.corpus.pins import native_path
-from app.drafts import defined, helpers
+from app.drafts import defined, helpers, typed
 from app.drafts.classes import ClassMessage, by_name, class_messages, may_define
 from app.drafts.cxx import NATIVE_FORMS, NATIVE_SUFFIXES, NativeSite, native_sites
 from app.drafts.extract import Placeholder, RaiseSite
@@ -152,7 +152,10 @@ def draft_release(
     recorders: list[helpers.Recorder] = []
     stored: list[helpers.StoredRaise] = []
     class_defs: list[defined.ClassDef] = []
+    class_members: list[typed.Members] = []
+    stored_attrs: set[str] = set()
     for path, data in files:
+        stored_attrs.update(typed.stored_attributes(data))
         tree = None
         if path == SERVER_ARGS_FILE:
             tree = parse_source(data)
@@ -172,9 +175,12 @@ def draft_release(
         if defined.may_define(data):
             tree = tree or parse_source(data)
             class_defs.extend(defined.class_defs(tree) if tree is not None else [])
+            if statements and tree is not None:
+                class_members.extend(typed.members(tree)[0])
     worded = by_name(found)
     passed: set[tuple[str, int, str, str]] = set()  # helper-call sites drafted so far
     owned = defined.resolve(class_defs)
+    known = typed.resolve(class_members, stored_attrs)
     raising = helpers.by_name(raisers)
     for path, data in files:
         tree = parse_source(data)
@@ -185,7 +191,7 @@ def draft_release(
         recording = helpers.recording_helpers(recorders, stored, worded, prefix + path)
         calls = {**raising, **recording} if recording else raising
         if statements:
-            sites, classes, stmts = scan_all(tree, text, package, worded, calls, owned)
+            sites, classes, stmts = scan_all(tree, text, package, worded, calls, owned, known)
         else:
             (sites, classes), stmts = scan(tree, text, worded, calls, package, owned), []
         for stmt in stmts:

@@ -42,8 +42,12 @@ from app.drafts.extract import (
 )
 from app.drafts.helpers import RaisingHelper, own_imports
 from app.drafts.records import escape_literal
+from app.drafts.typed import MAX_READS_PER_FUNCTION as MAX_TYPED_READS
+from app.drafts.typed import PackageMembers, Resolved, checks, read_of, sets_on, typed_params
+from app.drafts.typed import members as module_members
+from app.drafts.typed import resolve as resolve_members
 from app.drafts.unbound import unbound_reads
-from app.drafts.unset import unset_reads
+from app.drafts.unset import _own_nodes, unset_reads
 
 FORM_LITERAL = "literal"
 FORM_FSTRING = "f-string"
@@ -202,6 +206,11 @@ class _Function:
     node: ast.AST | None
     assigns: dict[str, list[tuple[int, ast.expr, bool]]] = field(default_factory=dict)
     keys: dict[str, list[str]] = field(default_factory=dict)  # a mapping's literal keys
+    # Parameters (its own, or an enclosing function's) annotated with a package class
+    # (typed.py), the attributes read of them so far, and what it calls and stores on each.
+    typed: dict[str, tuple[Resolved, ...]] = field(default_factory=dict)
+    typed_seen: set[tuple[str, str]] = field(default_factory=set)
+    typed_uses: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
 
 
 MAX_SELF_READS = 128
@@ -414,8 +423,11 @@ class _Scanner:
         helpers: Mapping[str, RaisingHelper] | None = None,
         package: str | None = None,
         defined: PackageClasses | None = None,
+        members: PackageMembers | None = None,
     ) -> None:
         self.source = source
+        # The package's classes and what they give their instances (default: the module's).
+        self._members = members
         # Exception classes of the package that word their own message, by name.
         self.worded = classes or {}
         # Functions of the package that raise a message passed in, by name; `package` is
@@ -461,6 +473,8 @@ class _Scanner:
         self._local_classes = frozenset(s.name for s in body if isinstance(s, ast.ClassDef))
         if self.own is not None:
             self._kernel_names, self._kernel_modules = _kernel_imports(tree)
+            if self._members is None:
+                self._members = resolve_members(*module_members(tree))
         self._body(getattr(tree, "body", []), [], _Function("<module>", None), [])
         if self.own is not None:
             self._unset(tree)
@@ -490,6 +504,8 @@ class _Scanner:
     def _stmt(self, stmt: ast.stmt, scope: list[str], func: _Function, conds: list[_Cond]) -> None:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             inner = _Function(".".join([*scope, stmt.name]), stmt)
+            if self._members is not None:
+                inner.typed = self._typed(stmt, func)
             self._functions.setdefault(inner.name, stmt)
             self._body(stmt.body, [*scope, stmt.name], inner, [])
             return
@@ -501,6 +517,8 @@ class _Scanner:
             return
         if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
             self._assign(stmt, func)
+        if func.typed:
+            self._typed_reads(stmt, func, conds)
         if self.worded and isinstance(
             stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr | ast.Return
         ):
@@ -715,6 +733,45 @@ class _Scanner:
             conds = [] if unbound.unbound_when is None else [unbound.unbound_when]
             func = _Function(unbound.function, unbound.node)
             self._statement(unbound.stmt, "NameError", (message,), FORM_UNBOUND, func, conds)
+
+    def _typed(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, outer: _Function
+    ) -> dict[str, tuple[Resolved, ...]]:
+        """A function's parameters of a package class, and those of the functions it is
+        nested in that it does not bind again."""
+        assert self._members is not None
+        names = set(self._own_names | self._local_classes)
+        own = typed_params(node, self._members, names)
+        shadowed = {a.arg for a in (*node.args.posonlyargs, *node.args.args)}
+        shadowed |= {a.arg for a in node.args.kwonlyargs}
+        kept = {k: v for k, v in outer.typed.items() if k not in shadowed}
+        return {**kept, **own} if kept else own
+
+    def _typed_reads(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
+        """Reads of a typed parameter's attribute its class may lack (typed.py)."""
+        assert self._members is not None
+        for n in _own_nodes(stmt):
+            if not (
+                isinstance(n, ast.Attribute)
+                and isinstance(n.ctx, ast.Load)
+                and isinstance(n.value, ast.Name)
+                and n.value.id in func.typed
+            ):
+                continue
+            name, attr = n.value.id, n.attr
+            if (name, attr) in func.typed_seen or len(func.typed_seen) >= MAX_TYPED_READS:
+                continue
+            func.typed_seen.add((name, attr))
+            if any(name in checks(test) for _, test in conds):
+                continue
+            uses = func.typed_uses.get(name)
+            if uses is None:
+                uses = func.typed_uses[name] = sets_on(func.node or stmt, name)
+            for cls in func.typed[name]:
+                read = read_of(cls, attr, self._members.stored, *uses)
+                if read is not None:
+                    message = f"'{read.owner}' object has no attribute '{read.attr}'"
+                    self._statement(stmt, "AttributeError", (message,), FORM_UNSET, func, conds)
 
     def _first_line(self, stmt: ast.stmt | ast.expr) -> str:
         if 0 < stmt.lineno <= len(self._lines):
@@ -1161,10 +1218,12 @@ def scan_all(
     classes: Mapping[str, ClassMessage] | None = None,
     helpers: Mapping[str, RaisingHelper] | None = None,
     defined: PackageClasses | None = None,
+    members: PackageMembers | None = None,
 ) -> tuple[list[RaiseSite], list[ExceptionClass], list[RaiseSite]]:
     """As `scan`, plus the statement sites of a module of package `own`; `defined` are the
-    package's Enum and exception classes (default: the module's own)."""
-    scanner = _Scanner(source, own, classes, helpers, defined=defined)
+    package's Enum and exception classes, `members` its classes' attributes (default: the
+    module's own)."""
+    scanner = _Scanner(source, own, classes, helpers, defined=defined, members=members)
     scanner.run(tree)
     return scanner.sites, scanner.classes, scanner.statements
 
