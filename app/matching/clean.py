@@ -63,6 +63,10 @@ _ANY_PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 _RAY_REPEATED = re.compile(r" ?\[repeated \d{1,9}x across cluster\](?: \(Ray deduplicates[^\n]*)?$")
 _PREFIX_TIME = re.compile(_TS)
 MIN_TIMED_LINES = 3
+# What a log line says, with its numbers and ids masked: the ranks of one server log the
+# same line (`[TP0] Decode transfer failed for request rank=0 ...`, then rank=7, ...).
+_VARYING = re.compile(r"0x[0-9a-fA-F]+|[0-9a-fA-F]{16,}|\d+")
+MIN_REPEAT_CHARS = 24
 # A traceback whose line breaks became spaces (a reflowed log line, a web log viewer):
 # cut again where runs of spaces were a break and indentation, before each `File "`, and
 # before an exception line that follows its frame's source after one space.
@@ -258,7 +262,33 @@ def clean_lines(raw: str | bytes) -> tuple[list[Line], bool]:
             lines.append(Line(inner.text, marker + inner.prefix))
     if _newest_first(lines):
         lines.reverse()
-    return lines, truncated
+    return _without_repeats(lines), truncated
+
+
+def _without_repeats(lines: list[Line]) -> list[Line]:
+    """The lines, less the log lines that repeat an earlier one but for its numbers and ids
+    (each rank logging the same failure) and a last log line cut off inside such a repeat:
+    the paste is one error, not one per rank. Frame lines are kept (a recursion repeats)."""
+    seen: set[str] = set()
+    kept: list[Line] = []
+    for line in lines:
+        text = line.text.strip()
+        if line.prefix and not text.startswith('File "') and len(text) >= MIN_REPEAT_CHARS:
+            key = _VARYING.sub("#", text)
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(line)
+    end = len(kept)
+    while end and not kept[end - 1].text.strip():
+        end -= 1
+    if end > 1 and kept[end - 1].prefix:
+        last = _VARYING.sub("#", kept[end - 1].text.strip())
+        if any(
+            k.prefix and _VARYING.sub("#", k.text).strip().startswith(last) for k in kept[: end - 1]
+        ):
+            del kept[end - 1]
+    return kept
 
 
 def _after_prose(line: Line) -> tuple[Line, ...]:

@@ -1724,9 +1724,19 @@ def _quoted_errors(
     """The raise sites whose message is the value a logged or reported line ends with
     (`Prefill transfer failed for request ... with exception {e}`: what `e` said), located
     in the whole message: the error the line reports, which is where it came from."""
+    full = message
     for hit in found:
-        if not hit.whole or hit.entry.error_class not in _REPORTING_CLASSES:
+        if hit.entry.error_class not in _REPORTING_CLASSES:
             continue
+        if hit.whole:
+            offset, message = 0, full
+        else:
+            # One line of a log the paste has more of (a warning before it): that line.
+            end = full.find("\n", hit.start)
+            end = len(full) if end < 0 else end
+            if (hit.start and full[hit.start - 1] != "\n") or hit.end > end:
+                continue
+            offset, message = hit.start, full[hit.start : end]
         value = last_value_start(hit.entry.error_message or "", message)
         if value is None or len(message) - value < MIN_QUOTED_CHARS:
             continue
@@ -1739,7 +1749,7 @@ def _quoted_errors(
             if len(message) - start < MIN_QUOTED_CHARS:
                 break
             quoted = [
-                inner._replace(start=inner.start + start, end=inner.end + start)
+                inner._replace(start=inner.start + offset + start, end=inner.end + offset + start)
                 for inner in index.search(
                     message[start:], budget, PER_SITE_KIND, frame_files, words
                 )

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.matching import MatchIndex, PatternEntry, TokenSetSearch, match_error
+from app.matching.clean import clean_lines
 from app.matching.services import (
     CLASS_DIFFERENT,
     CLASS_EXACT,
@@ -725,6 +726,59 @@ def test_the_error_a_reported_line_quotes_whole_ranks_above_the_line():
             assert ids[:2] == ["raise", "line"], cls
         else:  # a raise that wraps the error (`raise RuntimeError(f"... {e}")`) was raised
             assert ids[0] == "line" and "raise" not in ids[:1], cls
+
+
+def test_a_quoted_error_of_a_log_that_repeats_it_per_rank_after_a_warning_ranks_first():
+    # sglang issues 9266 and 12688: every rank logs the same failure, the last line is cut
+    # off, and a warning may come first: the lines are one error, the one the line quotes.
+    reported = (
+        "Decode transfer failed for request rank={self.tp_rank} "
+        "decode_req.req.rid={decode_req.req.rid} with exception {e}"
+    )
+    reported_rx = (
+        r"Decode transfer failed for request rank=.+? decode_req\.req\.rid=.+? with exception .+?"
+    )
+    raised = "KVTransferError(bootstrap_room={self.bootstrap_room}): Aborted by AbortReq."
+    raised_rx = r"KVTransferError\(bootstrap_room=.+?\): Aborted by AbortReq\."
+    warned = "Some requests fail to receive KV Cache transfer done signal after bootstrapping."
+    index = MatchIndex(
+        [
+            PatternEntry("line", reported_rx, "BadRequestError", "d.py", 10, reported),
+            PatternEntry("raise", raised_rx, "KVTransferError", "conn.py", 10, raised),
+            PatternEntry("warn", re.escape(warned), "logging.WARNING", "d.py", 5, warned),
+        ]
+    )
+    line = (
+        "[2025-11-05 16:39:09 TP{rank}] Decode transfer failed for request rank={rank} "
+        "decode_req.req.rid='78fde411d57a4d7791b63963eac74968' with exception "
+        "KVTransferError(bootstrap_room=4793981895866140836): Aborted by AbortReq."
+    )
+    ranks = "\n".join(line.format(rank=r) for r in range(4))
+    cut = line.format(rank=5)[:90]
+    for paste in (
+        f"{ranks}\n{cut}\n",
+        f"[2025-11-05 16:39:08 TP0] {warned}\n{ranks}\n",
+    ):
+        ids = [m.record_id for m in match_error(paste, index).matches]
+        assert ids[0] == "raise", paste
+
+
+def test_log_lines_each_rank_repeats_are_one_line_and_frames_are_kept():
+    text = "\n".join(
+        [
+            "[2025-08-17 08:49:33 TP0 EP0] Prefill bootstrap failed for request rank=0 id=9a1f",
+            "[2025-08-17 08:49:33 TP7 EP7] Prefill bootstrap failed for request rank=7 id=9a1f",
+            '[2025-08-17 08:49:34 TP0] File "/x/a.py", line 10, in forward',
+            '[2025-08-17 08:49:34 TP0] File "/x/a.py", line 12, in forward',
+            "[2025-08-17 08:49:33 TP3 EP3] Prefill boo",
+        ]
+    )
+    lines = [line.text for line in clean_lines(text)[0]]
+    assert lines == [
+        "Prefill bootstrap failed for request rank=0 id=9a1f",
+        'File "/x/a.py", line 10, in forward',
+        'File "/x/a.py", line 12, in forward',
+    ]
 
 
 def test_a_frames_answer_is_its_innermost_function_then_the_message_it_starts():
