@@ -105,6 +105,8 @@ _TIER = {
     KIND_NAMED: 1,
     KIND_TEXT: 0,
 }
+# What a read site of the very attribute adds to a reader's specificity (its score caps at 40).
+READ_SITE_SPECIFICITY = 40
 _ATTRIBUTE_PROTOCOL = frozenset({"__getattr__", "__getattribute__"})
 # The attribute's closing quote may be lost where the paste was cut (`... attribute 'executor`).
 _NO_ATTRIBUTE = re.compile(r"'([A-Za-z_]\w*)' object has no attribute '([A-Za-z_]\w*)(?:'|\Z)")
@@ -514,6 +516,19 @@ def _build(
         own = _names_its_owner(entry, exc.message, span[0] if span else 0)
         score = 0.15 + 0.03 * _CLASS_LEVEL[agreement] + 0.015 * spec + 0.01 * own
         tier: tuple[int | float, float] = (0.5, specificity + 1000 * own)
+    elif (
+        kind == KIND_PATTERN
+        and whole
+        and not exc.frames
+        and entry.statement is not None
+        and entry.error_class == "AttributeError"
+        and agreement == CLASS_EXACT
+    ):
+        # A read whose error is this very wording (`obj.x` of an object annotated `C`:
+        # typed.py), with no frame to say which read ran: beside the class's own methods
+        # that read it (`_class_readers`), above the raises those methods are shown by.
+        score = 0.9 + 0.002 * (READ_SITE_SPECIFICITY - 1)
+        tier = (_TIER[KIND_ATTRIBUTE], 2)
     elif kind == KIND_PREFIX or (
         kind == KIND_PATTERN and (specificity < WEAK_PATTERN_CHARS or inside)
     ):
@@ -920,7 +935,7 @@ def _class_readers(
             )
         ):
             quoted = sum(1 for r in reads if r.startswith(attr + ".") and r in parsed.text)
-            specificity = 20 * exact + 5 * min(quoted, 4) + 40 * read_site
+            specificity = 20 * exact + 5 * min(quoted, 4) + READ_SITE_SPECIFICITY * read_site
         elif _reads_held(reads, attr, holders):
             specificity = HELD_SPECIFICITY
         else:

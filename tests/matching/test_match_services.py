@@ -2124,6 +2124,56 @@ def test_a_frameless_missing_attribute_finds_the_read_that_may_find_it_unset_fir
     assert [m.record_id for m in result.matches] == ["unset", "check"]
 
 
+def test_a_frameless_missing_attribute_ranks_reads_of_an_annotated_object_above_raises():
+    # sgl-project/sglang issue 34972's sibling: `abort_request` reads `obj.is_single` of a
+    # GenerateReqInput nobody normalised (typed.py): with no frame, a read of the very
+    # wording ranks beside the class's own read, above the raises its methods are shown by.
+    wording = "'GenerateReqInput' object has no attribute 'is_single'"
+
+    def read(rid, path, function, statement):
+        return PatternEntry(
+            rid,
+            wording,
+            "AttributeError",
+            path,
+            133,
+            wording,
+            repo="sgl-project/sglang",
+            function=function,
+            statement=statement,
+        )
+
+    unset = read(
+        "unset",
+        "python/sglang/srt/managers/io_struct.py",
+        "GenerateReqInput.contains_mm_input",
+        "if self.is_single:",
+    )
+    abort = read(
+        "abort",
+        "python/sglang/srt/managers/tokenizer_manager.py",
+        "TokenizerManager.create_abort_task.abort_request",
+        "if obj.is_single:",
+    )
+    other = _method_record("check", "GenerateReqInput._validate_inputs", "Either text is needed")
+    reads = (
+        ("check", "GenerateReqInput._validate_inputs", ("is_single",)),
+        ("unset", "GenerateReqInput.contains_mm_input", ("is_single",)),
+    )
+    index = MatchIndex([other, unset, abort])
+    result = match_error(
+        f"AttributeError: {wording}", index, readers=lambda a: reads if a == "is_single" else ()
+    )
+    assert [m.record_id for m in result.matches] == ["unset", "abort", "check"]
+    # With a frame, the frame says which read ran.
+    traceback = (
+        'File ".../sglang/srt/managers/tokenizer_manager.py", line 133, in abort_request\n'
+        "    if obj.is_single:\n"
+        f"AttributeError: {wording}"
+    )
+    assert match_error(traceback, index).matches[0].record_id == "abort"
+
+
 def test_a_top_level_modules_weight_name_is_a_weight_name_too():
     # sgl-project/sglang#9747's title: the checkpoint's prefix stripped, two parts left.
     index = MatchIndex(
