@@ -105,6 +105,10 @@ _TIER = {
     KIND_NAMED: 1,
     KIND_TEXT: 0,
 }
+# A frame's source line that raises a class with a literal message: `raise X("text` (what
+# of the literal the line shows, up to an f-string's first placeholder).
+_RAISE_SOURCE = re.compile(r"raise ([A-Za-z_][\w.]*)\(\s*[rRbBuUfF]{0,2}[\"']([^\"'{}\\]*)")
+MIN_QUOTED_RAISE_CHARS = 2
 # What a read site of the very attribute adds to a reader's specificity (its score caps at 40).
 READ_SITE_SPECIFICITY = 40
 _ATTRIBUTE_PROTOCOL = frozenset({"__getattr__", "__getattribute__"})
@@ -1288,8 +1292,14 @@ def _statement_items(
         name = (exc.error_class or "").rsplit(".", 1)[-1]
         # `from X import a, b` has a site per name: the message names the one that failed.
         missing = _CANNOT_IMPORT.search(exc.message)
+        raised = _RAISE_SOURCE.match(source)
         for entry in index.in_file(frame.file):
-            if entry.statement is None or _statement_text(entry.statement) != source:
+            if entry.statement is None:
+                # The frame is on the very `raise` (its source quotes the message's start):
+                # the paste lost or cut the message the traceback ends with.
+                if raised is None or not _raises_quoting(entry, raised, frame.function):
+                    continue
+            elif _statement_text(entry.statement) != source:
                 continue
             # An unworded raise raises its own class (`raise NotImplementedError()`).
             own = (entry.error_class or "").rsplit(".", 1)[-1]
@@ -1370,6 +1380,20 @@ def _drop_explained_raises(
     for record_id, entry in unworded:
         if entry is not None and (file_key(entry.file_path or ""), entry.line_number) in places:
             scored.pop(record_id, None)
+
+
+def _raises_quoting(entry: PatternEntry, raised: re.Match[str], function: str) -> bool:
+    """A raise site of the class a frame's `raise X("...` names, in the frame's function,
+    whose message starts with the text the frame's source line quotes (two characters at
+    least: `raise ImportError("vl` of a traceback cut there)."""
+    cls, text = raised.group(1).rsplit(".", 1)[-1], raised.group(2)
+    return (
+        len(text.strip()) >= MIN_QUOTED_RAISE_CHARS
+        and (entry.error_class or "").rsplit(".", 1)[-1] == cls
+        and bool(function)
+        and _same_function(entry.function, function)
+        and (entry.error_message or "").startswith(text)
+    )
 
 
 def _imports_module(entry: PatternEntry, message: str) -> bool:

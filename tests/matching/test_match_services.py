@@ -2174,6 +2174,58 @@ def test_a_frameless_missing_attribute_ranks_reads_of_an_annotated_object_above_
     assert match_error(traceback, index).matches[0].record_id == "abort"
 
 
+def test_a_traceback_cut_inside_the_raise_line_finds_the_raise_its_source_quotes():
+    # sgl-project/sglang issue 9603: the stored excerpt stops inside `raise ImportError("vl`,
+    # the chained error's own frame; its message never made it into the paste.
+    path = "python/sglang/srt/layers/quantization/fp8_kernel.py"
+    required = "vllm is required when SGLANG_USE_AITER is set to False"
+    index = MatchIndex(
+        [
+            PatternEntry(
+                "raise",
+                re.escape(required),
+                "ImportError",
+                path,
+                66,
+                required,
+                function="<module>",
+            ),
+            PatternEntry(
+                "other",
+                r"vllm is not installed",
+                "ImportError",
+                path,
+                90,
+                "vllm is not installed",
+                function="<module>",
+            ),
+            PatternEntry(
+                "import",
+                r"No module named 'vllm'",
+                "ModuleNotFoundError",
+                "python/x.py",
+                3,
+                "No module named 'vllm'",
+                function="<module>",
+                statement="import vllm",
+            ),
+        ]
+    )
+    frame = '  File "/w/sglang/python/sglang/srt/layers/quantization/fp8_kernel.py", line '
+    paste = (
+        "Traceback (most recent call last):\n"
+        f"{frame}64, in <module>\n    import vllm._C\n"
+        "ModuleNotFoundError: No module named 'vllm'\n\n"
+        "During handling of the above exception, another exception occurred:\n\n"
+        "Traceback (most recent call last):\n"
+        f'{frame}66, in <module>\n    raise ImportError("vl'
+    )
+    assert match_error(paste, index).matches[0].record_id == "raise"
+    # A raise of another class, or whose message starts otherwise, is not that line.
+    other = paste.replace('ImportError("vl', 'ImportError("vllm is not')
+    assert match_error(other, index).matches[0].record_id == "other"
+
+
 def test_a_top_level_modules_weight_name_is_a_weight_name_too():
     # sgl-project/sglang#9747's title: the checkpoint's prefix stripped, two parts left.
     index = MatchIndex(
