@@ -1796,6 +1796,19 @@ def _quoted_errors(
                 and inner.specificity >= WEAK_PATTERN_CHARS
                 and inner.entry.error_class not in _REPORTING_CLASSES
             ]
+            if not full[offset + len(message) :].strip():
+                # The paste may end inside the quoted error (a log cut off): the templates
+                # it instantiates up to there, beside those a placeholder lets match whole.
+                quoted += [
+                    inner._replace(
+                        start=inner.start + offset + start, end=inner.end + offset + start
+                    )
+                    for inner in index.prefix_search(message[start:])
+                    if inner.start == 0
+                    and inner.end >= len(message[start:].rstrip())
+                    and inner.specificity >= WEAK_PATTERN_CHARS
+                    and inner.entry.error_class not in _REPORTING_CLASSES
+                ]
             if quoted:
                 # The most specific template only: `KVTransferError(...): {reason}` of every
                 # connector is no answer beside the one that words the reason.

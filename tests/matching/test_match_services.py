@@ -763,6 +763,34 @@ def test_a_quoted_error_of_a_log_that_repeats_it_per_rank_after_a_warning_ranks_
         assert ids[0] == "raise", paste
 
 
+def test_a_quoted_error_the_paste_cuts_off_is_the_template_it_starts_not_the_generic_one():
+    # sgl-project/sglang issue 23272: the log is cut inside the reason the line quotes; the
+    # template that words that reason, not `KVTransferError(...): {failure_reason}`.
+    reported = "Prefill transfer failed for request rank={rank} with exception {e}"
+    reported_rx = r"Prefill transfer failed for request rank=.+? with exception .+?"
+    generic = "KVTransferError(bootstrap_room={self.bootstrap_room}): {failure_reason}"
+    generic_rx = r"KVTransferError\(bootstrap_room=.+?\): .+?"
+    chunk = (
+        "KVTransferError(bootstrap_room={self.bootstrap_room}): Failed to send kv chunk of "
+        "{kv_chunk.room} to {req.endpoint}:{req.dst_port}"
+    )
+    chunk_rx = r"KVTransferError\(bootstrap_room=.+?\): Failed to send kv chunk of .+? to .+?:.+?"
+    index = MatchIndex(
+        [
+            PatternEntry("line", reported_rx, "BadRequestError", "p.py", 10, reported),
+            PatternEntry("generic", generic_rx, "KVTransferError", "conn.py", 20, generic),
+            PatternEntry("chunk", chunk_rx, "KVTransferError", "conn.py", 20, chunk),
+        ]
+    )
+    paste = (
+        "[2026-04-30 16:02:26] Session 172.20.0.9:15004 failed.\n"
+        "[2026-04-30 16:02:26] Prefill transfer failed for request rank=0 with exception "
+        "KVTransferError(bootstrap_room=6721395813317762539): "
+        "Failed to send kv chunk of 672139581331"
+    )
+    assert match_error(paste, index).matches[0].record_id == "chunk"
+
+
 def test_log_lines_each_rank_repeats_are_one_line_and_frames_are_kept():
     text = "\n".join(
         [
