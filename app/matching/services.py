@@ -1297,7 +1297,7 @@ def _statement_items(
             if entry.statement is None:
                 # The frame is on the very `raise` (its source quotes the message's start):
                 # the paste lost or cut the message the traceback ends with.
-                if raised is None or not _raises_quoting(entry, raised, frame.function):
+                if raised is None or not _raises_quoting(entry, raised, frame.function or ""):
                     continue
             elif _statement_text(entry.statement) != source:
                 continue
@@ -1466,6 +1466,7 @@ def _answer(
     in_function: int = 0,
     alike: tuple[str, tuple[str, ...], str] | None = None,
     beside: int = 0,
+    elsewhere: int = 0,
 ) -> dict[str, Any]:
     """What is known and what is not, in sentences, for every paste; ``unworded``: the
     first match is a raise whose message the code builds at run time; ``in_function``: of
@@ -1574,6 +1575,12 @@ def _answer(
             f" Shown: {count} method(s) of that class (or of a class named almost so) that"
             " read that attribute of `self` at a pinned release, those whose code the paste"
             " quotes first; each shown by one record raised in that method."
+            + (
+                f" Also shown: {elsewhere} read(s) of that attribute outside the class, of an"
+                " object the code annotates with it."
+                if elsewhere
+                else ""
+            )
         )
         unknown.append(
             "Which of these methods ran, and why the attribute was never set (an `__init__`"
@@ -1978,7 +1985,14 @@ def match_parsed(
     in_function = sum(1 for m in matches if m.why.kind == KIND_FRAME and m.record_id in own)
     alike = _alike_owners(parsed, matches, index) if kind == KIND_PATTERN else None
     beside = sum(1 for m in matches if m.why.kind == KIND_BESIDE)
-    answer = _answer(parsed, kind, count, frame, cut, unworded, in_function, alike, beside)
+    elsewhere = 0
+    if kind == KIND_ATTRIBUTE:
+        # Reads of the attribute outside the class (typed.py), shown beside its methods.
+        shown = (index.get(m.record_id) for m in matches if m.why.kind == KIND_PATTERN)
+        elsewhere = sum(1 for e in shown if e is not None and e.statement is not None)
+    answer = _answer(
+        parsed, kind, count, frame, cut, unworded, in_function, alike, beside, elsewhere
+    )
     return MatchResult(matches, fallback, pasted, answer, budget.exceeded)
 
 

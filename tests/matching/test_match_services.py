@@ -2193,6 +2193,7 @@ def test_a_frameless_missing_attribute_ranks_reads_of_an_annotated_object_above_
         f"AttributeError: {wording}", index, readers=lambda a: reads if a == "is_single" else ()
     )
     assert [m.record_id for m in result.matches] == ["unset", "abort", "check"]
+    assert any("Also shown: 1 read(s) of that attribute" in k for k in result.answer["known"])
     # With a frame, the frame says which read ran.
     traceback = (
         'File ".../sglang/srt/managers/tokenizer_manager.py", line 133, in abort_request\n'
