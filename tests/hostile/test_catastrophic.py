@@ -81,6 +81,15 @@ ADVERSARIAL = [
     # frame starts that never close their quote.
     'File "a.py", line 1, in f x = d[k] ' * 1_800 + "KeyError: 'k'",
     'File "' + "a" * 1_990 + ' File "' * 100,
+    # Every rank logging the same failure quoting an error, thousands of times, cut off; and
+    # a frame whose source is a raise with an unclosed literal.
+    "".join(
+        f"[2025-11-05 16:39:09 TP{r}] Decode transfer failed for request rank={r} with "
+        f"exception KVTransferError(bootstrap_room={r}): Aborted by AbortReq.\n"
+        for r in range(4_000)
+    )
+    + "[2025-11-05 16:39:09 TP9] Decode tra",
+    'Traceback (most recent call last):\n  File "a.py", line 1, in f\n    raise E("' + "(" * 5_000,
 ]
 
 
