@@ -235,6 +235,26 @@ def template_overlap(template: str, text: str) -> tuple[int, bool]:
     return matched, True
 
 
+def completed_end(template: str, text: str) -> int | None:
+    """Where the text completes a template that ends in literal text, when it goes on after
+    it with a space and MIN_DIVERGED_TAIL characters or more of other words; None otherwise.
+    Its literal text is MIN_DIVERGED_CHARS at least (a shared start would need as much)."""
+    parts = _template_parts(template)
+    if not parts[0].strip() or not parts[-1].strip() or not text.startswith(parts[0]):
+        return None
+    if sum(len(p) for p in parts) < MIN_DIVERGED_CHARS:
+        return None
+    pos = len(parts[0])
+    for literal in parts[1:]:
+        found = text.find(literal, pos + 1)  # a placeholder takes one character at least
+        if found < 0:
+            return None
+        pos = found + len(literal)
+    if pos < len(text) and text[pos].isspace() and len(text) - pos >= MIN_DIVERGED_TAIL:
+        return pos
+    return None
+
+
 def _overlap_after_value(parts: tuple[str, ...], text: str) -> tuple[int, bool]:
     """template_overlap of a template that starts with its placeholder (`{arch} has no
     SGlang implementation ...`): the value is the text's first word, then the literal."""
@@ -1023,6 +1043,13 @@ class MatchIndex:
                 ):
                     continue  # shares under MIN_DIVERGED_CHARS: template_overlap's answer
                 chars, cut = template_overlap(template, text)
+                done = completed_end(template, text) if not chars and not cut else None
+                if done is not None:
+                    # The whole template, then the writer's own words (`[Bug] AssertionError:
+                    # Hidden size mismatch in Triton MoE Kernel`): `whole` marks it complete.
+                    seen.add(idx)
+                    hits.append(PatternHit(self._entries[idx], start, start + done, True, done + 1))
+                    continue
                 if chars < (MIN_PREFIX_CHARS if cut else MIN_DIVERGED_CHARS) and not (
                     cut and _ends_a_sentence(head, chars)
                 ):

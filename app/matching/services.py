@@ -1906,7 +1906,10 @@ def match_parsed(
                 at_ends = hit.start == 0 and not exc.message[hit.end :].strip()
                 _keep_best(scored, _from_hit(hit, exc, KIND_PATTERN, memo, whole=at_ends))
             elif not whole:
-                _keep_best(scored, _from_hit(hit, exc, KIND_PREFIX, memo, cut=hit.cut))
+                # A template the message completes before the writer's words (`whole`) goes
+                # before one it leaves after as many characters.
+                item = _from_hit(hit, exc, KIND_PREFIX, memo, cut=hit.cut, whole=hit.whole)
+                _keep_best(scored, item)
     for exc in parsed.exceptions:
         # The writer's own words (no class, no frame) with no template at a segment's
         # bounds: a long one inside a sentence ("why <message> / tensor?"), ranked as a

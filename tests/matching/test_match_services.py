@@ -791,6 +791,28 @@ def test_a_quoted_error_the_paste_cuts_off_is_the_template_it_starts_not_the_gen
     assert match_error(paste, index).matches[0].record_id == "chunk"
 
 
+def test_a_title_that_completes_a_message_then_adds_its_own_words_finds_that_message():
+    # sgl-project/sglang issue 27109's title: the assert's whole message, then the writer's
+    # words; the asserts whose messages go on differently after it come after.
+    def assertion(rid, message, path):
+        return PatternEntry(rid, re.escape(message), "AssertionError", path, 10, message)
+
+    index = MatchIndex(
+        [
+            assertion("w1", "Hidden size mismatch w1", "python/sglang/srt/layers/moe/cutlass.py"),
+            assertion("w2", "Hidden size mismatch w2", "python/sglang/srt/layers/moe/cutlass.py"),
+            assertion("fused", "Hidden size mismatch", "python/sglang/srt/layers/moe/fused.py"),
+        ]
+    )
+    title = (
+        "[Bug] DeepSeek-V4-Pro Multi-Node PP2 TP8 Fails with AssertionError: Hidden size "
+        "mismatch in Triton MoE Kernel"
+    )
+    result = match_error(title, index)
+    assert [m.record_id for m in result.matches][0] == "fused"
+    assert result.matches[0].why.kind == "prefix"
+
+
 def test_log_lines_each_rank_repeats_are_one_line_and_frames_are_kept():
     text = "\n".join(
         [
