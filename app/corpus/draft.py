@@ -176,7 +176,7 @@ def draft_release(
             tree = tree or parse_source(data)
             class_defs.extend(defined.class_defs(tree) if tree is not None else [])
             if statements and tree is not None:
-                class_members.extend(typed.members(tree)[0])
+                class_members.extend(typed.members(tree))
     worded = by_name(found)
     passed: set[tuple[str, int, str, str]] = set()  # helper-call sites drafted so far
     owned = defined.resolve(class_defs)

@@ -43,11 +43,20 @@ from app.drafts.extract import (
 from app.drafts.helpers import RaisingHelper, own_imports
 from app.drafts.records import escape_literal
 from app.drafts.typed import MAX_READS_PER_FUNCTION as MAX_TYPED_READS
-from app.drafts.typed import PackageMembers, Resolved, checks, read_of, sets_on, typed_params
+from app.drafts.typed import (
+    PackageMembers,
+    Resolved,
+    checks,
+    params,
+    read_of,
+    sets_on,
+    stored_attributes,
+    typed_params,
+)
 from app.drafts.typed import members as module_members
 from app.drafts.typed import resolve as resolve_members
 from app.drafts.unbound import unbound_reads
-from app.drafts.unset import _own_nodes, unset_reads
+from app.drafts.unset import own_nodes, unset_reads
 
 FORM_LITERAL = "literal"
 FORM_FSTRING = "f-string"
@@ -426,8 +435,10 @@ class _Scanner:
         members: PackageMembers | None = None,
     ) -> None:
         self.source = source
-        # The package's classes and what they give their instances (default: the module's).
+        # The package's classes and what they give their instances (default: the module's),
+        # and the class names the module defines or imports from the package.
         self._members = members
+        self._class_scope: set[str] = set()
         # Exception classes of the package that word their own message, by name.
         self.worded = classes or {}
         # Functions of the package that raise a message passed in, by name; `package` is
@@ -474,7 +485,9 @@ class _Scanner:
         if self.own is not None:
             self._kernel_names, self._kernel_modules = _kernel_imports(tree)
             if self._members is None:
-                self._members = resolve_members(*module_members(tree))
+                stored = stored_attributes((self.source or "").encode())
+                self._members = resolve_members(module_members(tree), stored)
+            self._class_scope = set(self._own_names | self._local_classes)
         self._body(getattr(tree, "body", []), [], _Function("<module>", None), [])
         if self.own is not None:
             self._unset(tree)
@@ -740,17 +753,15 @@ class _Scanner:
         """A function's parameters of a package class, and those of the functions it is
         nested in that it does not bind again."""
         assert self._members is not None
-        names = set(self._own_names | self._local_classes)
-        own = typed_params(node, self._members, names)
-        shadowed = {a.arg for a in (*node.args.posonlyargs, *node.args.args)}
-        shadowed |= {a.arg for a in node.args.kwonlyargs}
+        own = typed_params(node, self._members, self._class_scope)
+        shadowed = {a.arg for a in params(node)}
         kept = {k: v for k, v in outer.typed.items() if k not in shadowed}
         return {**kept, **own} if kept else own
 
     def _typed_reads(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:
         """Reads of a typed parameter's attribute its class may lack (typed.py)."""
         assert self._members is not None
-        for n in _own_nodes(stmt):
+        for n in own_nodes(stmt):
             if not (
                 isinstance(n, ast.Attribute)
                 and isinstance(n.ctx, ast.Load)

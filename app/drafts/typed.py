@@ -28,15 +28,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from app.drafts.unset import (
-    _BLANK_BASES,
-    _DYNAMIC,
+    BLANK_BASES,
+    DYNAMIC_NAMES,
     Sets,
-    _abstract,
-    _class_names,
-    _self_stores,
     assigns,
+    class_names,
+    is_abstract,
+    self_stores,
 )
-from app.drafts.unset import _SELF as _SELF_BINDER
+from app.drafts.unset import SELF_BINDER as _SELF_BINDER
 
 # Methods whose `self` stores are the instance's setup.
 _SETUP = frozenset({"__init__", "__post_init__", "__new__", "__attrs_post_init__"})
@@ -94,12 +94,10 @@ class PackageMembers:
 
 @dataclass(frozen=True, slots=True)
 class TypedRead:
-    """The first statement of a function that reads an attribute its object's class may
-    not have; `setter` names the methods that set it (empty: none does)."""
+    """An attribute an object's class may not have when a function reads it."""
 
     owner: str
     attr: str
-    setters: tuple[str, ...]
 
 
 def _decorator_name(node: ast.expr) -> str:
@@ -119,7 +117,7 @@ def _called_on_self(method: ast.AST) -> Iterator[str]:
 
 def _class_members(cls: ast.ClassDef) -> Members:
     methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
-    names = _class_names(cls)
+    names = class_names(cls)
     sets = Sets(set(), {})
     # The setup and the methods it calls on `self`, transitively.
     todo, seen = [m for m in _SETUP if m in methods], set()
@@ -136,9 +134,9 @@ def _class_members(cls: ast.ClassDef) -> Members:
         if name in seen:
             continue
         assigns(method.body, sets, None, _SELF_BINDER)
-        for attr in _self_stores(method):
+        for attr in self_stores(method):
             later.setdefault(attr, []).append(name)
-    stores = {m: set(_self_stores(methods[m])) for m in seen}
+    stores = {m: set(self_stores(methods[m])) for m in seen}
     for attr in sets.sometimes:
         if attr not in setup and attr not in later:
             later[attr] = [m for m in seen if attr in stores[m]]
@@ -156,7 +154,7 @@ def _class_members(cls: ast.ClassDef) -> Members:
     decorators = {_decorator_name(d) for d in cls.decorator_list}
     closed = (
         not sets.dynamic
-        and not (names & _DYNAMIC)
+        and not (names & DYNAMIC_NAMES)
         and "__slots__" not in names
         and decorators <= _DATACLASS
         and not cls.keywords
@@ -168,21 +166,13 @@ def _class_members(cls: ast.ClassDef) -> Members:
         frozenset(setup),
         {a: tuple(ms) for a, ms in later.items() if a not in setup},
         closed,
-        _abstract(cls),
+        is_abstract(cls),
     )
 
 
-def members(tree: ast.AST) -> tuple[list[Members], set[str]]:
-    """The module's top-level classes, and the attributes it stores on other objects."""
-    classes = [_class_members(s) for s in getattr(tree, "body", []) if isinstance(s, ast.ClassDef)]
-    stored = {
-        n.attr
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Attribute)
-        and isinstance(n.ctx, ast.Store)
-        and not (isinstance(n.value, ast.Name) and n.value.id == "self")
-    }
-    return classes, stored
+def members(tree: ast.AST) -> list[Members]:
+    """The module's top-level classes."""
+    return [_class_members(s) for s in getattr(tree, "body", []) if isinstance(s, ast.ClassDef)]
 
 
 # `obj.attr = ...` (or `+=`) on anything but `self`, read from the bytes of a module.
@@ -215,7 +205,7 @@ def resolve(found: Iterable[Members], stored: Iterable[str] = ()) -> PackageMemb
                 chain.append(found_base)
                 whole = whole and found_base.closed
                 todo.extend(found_base.bases)
-            elif found_base is None and base not in _BLANK_BASES:
+            elif found_base is None and base not in BLANK_BASES:
                 whole = False
         names = frozenset().union(*(c.names for c in chain))
         setup = frozenset().union(*(c.setup for c in chain))
@@ -269,7 +259,7 @@ def annotated_classes(annotation: ast.expr | None) -> tuple[str, ...]:
     return ()
 
 
-def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.arg]:
+def params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.arg]:
     a = node.args
     yield from (*a.posonlyargs, *a.args, *a.kwonlyargs)
 
@@ -290,9 +280,8 @@ def typed_params(
     the module defines or imports from the package), not bound again in its body: each
     with the classes its object may be."""
     out: dict[str, tuple[Resolved, ...]] = {}
-    bound = rebound(node)
-    for arg in _params(node):
-        if arg.arg in ("self", "cls") or arg.arg in bound:
+    for arg in params(node):
+        if arg.arg in ("self", "cls"):
             continue
         classes = tuple(
             c
@@ -302,6 +291,9 @@ def typed_params(
         )
         if classes:
             out[arg.arg] = classes
+    if out:
+        bound = rebound(node)  # walked only for a function with such a parameter
+        out = {k: v for k, v in out.items() if k not in bound}
     return out
 
 
@@ -343,9 +335,7 @@ def read_of(
         return None
     setters = cls.later.get(attr)
     if setters is not None:
-        if set(setters) & calls:
-            return None
-        return TypedRead(cls.name, attr, setters)
+        return None if set(setters) & calls else TypedRead(cls.name, attr)
     if cls.whole and attr not in stored:
-        return TypedRead(cls.name, attr, ())
+        return TypedRead(cls.name, attr)
     return None

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 # Bases that give an instance no attributes a subclass reads as its own.
 # (`nn.Module` is not one: it gives `self.training`, `self.named_parameters`, ...).
-_BLANK_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic"})
-_DYNAMIC = frozenset({"__getattr__", "__getattribute__"})
+BLANK_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic"})
+DYNAMIC_NAMES = frozenset({"__getattr__", "__getattribute__"})
 MAX_READS_PER_CLASS = 64
 # (negated, test): the read fails when `test` holds (negated: when it fails), as the
 # drafter's conditions read; None: no test known.
@@ -50,7 +50,7 @@ class Sets:
     dynamic: bool = False
 
 
-def _self_stores(node: ast.AST) -> Iterator[str]:
+def self_stores(node: ast.AST) -> Iterator[str]:
     for n in ast.walk(node):
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and _is_self(n.value):
             yield n.attr
@@ -76,7 +76,7 @@ class Binder:
 
     def target(self, node: ast.AST) -> Iterator[str]:
         """Names an assignment's target binds."""
-        return _self_stores(node)
+        return self_stores(node)
 
     def statement(self, stmt: ast.stmt) -> Iterator[str]:
         """Names any other simple statement binds (an import, a `def`)."""
@@ -139,10 +139,10 @@ def assigns(stmts: list[ast.stmt], sets: Sets, guard: Guard, binder: Binder) -> 
     return done
 
 
-_SELF = Binder()
+SELF_BINDER = Binder()
 
 
-def _class_names(cls: ast.ClassDef) -> set[str]:
+def class_names(cls: ast.ClassDef) -> set[str]:
     """Names the class body binds: methods, class attributes, annotated fields."""
     names: set[str] = set()
     for stmt in cls.body:
@@ -165,12 +165,12 @@ def _chain(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> tuple[list[as
         if found is not None and found not in chain:
             chain.append(found)
             todo.extend(found.bases)
-        elif found is None and name not in _BLANK_BASES:
+        elif found is None and name not in BLANK_BASES:
             known = False
     return chain, known
 
 
-def _abstract(cls: ast.ClassDef) -> bool:
+def is_abstract(cls: ast.ClassDef) -> bool:
     """`class C(ABC)`, `metaclass=ABCMeta`, or an `@abstractmethod`: made to be subclassed."""
     if any(ast.unparse(b) in ("ABC", "abc.ABC") for b in cls.bases):
         return True
@@ -183,7 +183,7 @@ def _abstract(cls: ast.ClassDef) -> bool:
     )
 
 
-def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
+def own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
     """The expressions of a statement itself, not of the statements nested in it."""
     for _, value in ast.iter_fields(stmt):
         values = value if isinstance(value, list) else [value]
@@ -223,16 +223,18 @@ def unset_reads(tree: ast.AST) -> list[UnsetRead]:
         names: set[str] = set()
         sets = Sets(set(), {})
         for member in chain:
-            names |= _class_names(member)
+            names |= class_names(member)
             for stmt in member.body:
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                    sets.always |= assigns(stmt.body, sets, None, _SELF)
-        if sets.dynamic or names & _DYNAMIC:
+                    sets.always |= assigns(stmt.body, sets, None, SELF_BINDER)
+        if sets.dynamic or names & DYNAMIC_NAMES:
             continue
         # A never-set attribute needs a class whose whole setup is in view: no base from
         # elsewhere, an `__init__` of its own (a mixin reads its host's), no subclass here,
         # and not abstract itself (its subclasses, maybe in other modules, set what it reads).
-        whole = known and "__init__" in names and cls.name not in subclassed and not _abstract(cls)
+        whole = (
+            known and "__init__" in names and cls.name not in subclassed and not is_abstract(cls)
+        )
         reads = 0
         for stmt in cls.body:
             if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -244,7 +246,7 @@ def unset_reads(tree: ast.AST) -> list[UnsetRead]:
                 key=lambda s: s.lineno,
             )
             for s in inner:
-                for n in _own_nodes(s):
+                for n in own_nodes(s):
                     if not (
                         isinstance(n, ast.Attribute)
                         and isinstance(n.ctx, ast.Load)

@@ -271,23 +271,22 @@ def _without_repeats(lines: list[Line]) -> list[Line]:
     the paste is one error, not one per rank. Frame lines are kept (a recursion repeats)."""
     seen: set[str] = set()
     kept: list[Line] = []
+    keys: list[str | None] = []  # each kept log line's text, masked
     for line in lines:
         text = line.text.strip()
-        if line.prefix and not text.startswith('File "') and len(text) >= MIN_REPEAT_CHARS:
-            key = _VARYING.sub("#", text)
+        key = _VARYING.sub("#", text) if line.prefix else None
+        if key is not None and not text.startswith('File "') and len(text) >= MIN_REPEAT_CHARS:
             if key in seen:
                 continue
             seen.add(key)
         kept.append(line)
+        keys.append(key)
     end = len(kept)
     while end and not kept[end - 1].text.strip():
         end -= 1
-    if end > 1 and kept[end - 1].prefix:
-        last = _VARYING.sub("#", kept[end - 1].text.strip())
-        if any(
-            k.prefix and _VARYING.sub("#", k.text).strip().startswith(last) for k in kept[: end - 1]
-        ):
-            del kept[end - 1]
+    last = keys[end - 1] if end > 1 else None
+    if last is not None and any(k is not None and k.startswith(last) for k in keys[: end - 1]):
+        del kept[end - 1]
     return kept
 
 

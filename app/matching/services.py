@@ -1794,8 +1794,9 @@ def _quoted_errors(
         for start in starts:
             if len(message) - start < MIN_QUOTED_CHARS:
                 break
+            shift = offset + start
             quoted = [
-                inner._replace(start=inner.start + offset + start, end=inner.end + offset + start)
+                inner._replace(start=inner.start + shift, end=inner.end + shift)
                 for inner in index.search(
                     message[start:], budget, PER_SITE_KIND, frame_files, words
                 )
@@ -1807,9 +1808,7 @@ def _quoted_errors(
                 # The paste may end inside the quoted error (a log cut off): the templates
                 # it instantiates up to there, beside those a placeholder lets match whole.
                 quoted += [
-                    inner._replace(
-                        start=inner.start + offset + start, end=inner.end + offset + start
-                    )
+                    inner._replace(start=inner.start + shift, end=inner.end + shift)
                     for inner in index.prefix_search(message[start:])
                     if inner.start == 0
                     and inner.end >= len(message[start:].rstrip())
