@@ -30,6 +30,7 @@ from tests.matching.heldout import (
     KINDS,
     NINTH_DIR,
     SEVENTH_DIR,
+    SIXTEENTH_DIR,
     SIXTH_DIR,
     TENTH_DIR,
     THIRD_DIR,
@@ -61,6 +62,7 @@ CASES = [
             THIRTEENTH_DIR,
             FOURTEENTH_DIR,
             FIFTEENTH_DIR,
+            SIXTEENTH_DIR,
         )
         for c in load_cases(d)
     ),
