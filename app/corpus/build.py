@@ -35,7 +35,7 @@ from app.drafts.sources import iter_python_files
 DRAFTER_VERSION = "10"
 FORMAT_VERSION = "10"
 # Bump when what a statement site is changes (re-drafts the releases that draft them).
-STATEMENT_VERSION = "17"
+STATEMENT_VERSION = "18"
 # Bump NATIVE_VERSION when the C++ drafter (app/drafts/cxx.py) changes: re-drafts only the
 # releases with `native` sources.
 NATIVE_VERSION = "1"

@@ -123,11 +123,10 @@ LOGGED_CLASSES = {
     "fatal": "logging.CRITICAL",
 }
 _LOGGER_NAME = re.compile(r"(?:\w+\.)*_?(?:logger|logging|log)")
-# A logged message that ends with the caught exception or its traceback (`f"Error in
-# request: {e}"`) wraps another error: that error's own site is the answer, not the log.
-_WRAPPED = re.compile(
-    r"(?:str|repr)?\(?(?:\w+\.)?(?:e|ex|exc|err|error|exception|tb|\w*traceback\w*|\w*format_exc)"
-    r"(?:\(\))?\)?"
+# A logged message that ends with the caught exception's traceback (`f"Scheduler hit an
+# exception: {traceback}"`) comes before that traceback, whose own site is the answer.
+_WRAPPED_TRACEBACK = re.compile(
+    r"(?:str|repr)?\(?(?:\w+\.)?(?:tb|\w*traceback\w*|\w*format_exc)(?:\(\))?\)?"
 )
 REPORTED_CLASS = "BadRequestError"  # what sglang's OpenAI server calls an aborted request
 _REPORTERS = frozenset(
@@ -999,8 +998,10 @@ class _Scanner:
         parts = self._worded(arg, stmt, func)
         if parts is None:
             return
-        if isinstance(parts[-1], Placeholder) and _WRAPPED.fullmatch(parts[-1].name):
+        if isinstance(parts[-1], Placeholder) and _WRAPPED_TRACEBACK.fullmatch(parts[-1].name):
             return
+        # One that ends with the caught exception's words (`f"Tool call parsing error: {e}"`)
+        # is what the log shows when nothing is raised: the line a user pastes, often alone.
         self._statement(stmt, cls, parts, FORM_LOGGED, func, conds, on_line=False)
 
     def _calls(self, stmt: ast.stmt, func: _Function, conds: list[_Cond]) -> None:

@@ -1817,7 +1817,14 @@ def _quoted_errors(
                 ]
             if quoted:
                 # The most specific template only: `KVTransferError(...): {reason}` of every
-                # connector is no answer beside the one that words the reason.
+                # connector is no answer beside the one that words the reason. Of those a
+                # frame of the paste locates (its traceback follows the line), if any.
+                located = [
+                    inner
+                    for inner in quoted
+                    if file_key(inner.entry.file_path or "") in frame_files
+                ]
+                quoted = located or quoted
                 best = max(inner.specificity for inner in quoted)
                 return [inner for inner in quoted if inner.specificity == best]
         return []

@@ -294,10 +294,19 @@ def test_a_message_written_to_the_log_is_a_site(statements):
         "NVLink detection failed. This is normal if your machine has no NVLink equipped."
     )
     # `logger.exception(e)` has no text of its own, `f"Error: {e}"` too little to tell, and
-    # `f"Initialization failed. warmup error: {last_traceback}"` wraps another error, whose
-    # own site is the answer.
+    # `f"Initialization failed. warmup error: {last_traceback}"` comes before the traceback
+    # of another error, whose own site is the answer.
     http = "python/sglang/srt/entrypoints/http_server.py"
     assert not {(http, 141), (http, 198), (http, 558)} & set(sites)
+    # A message that ends with the caught exception's words is the line the log shows when
+    # nothing is raised after it: the line a user pastes.
+    parser = sites[("python/sglang/srt/function_call_parser.py", 303)]
+    assert (parser["form"], parser["cls"]) == ("logged", "logging.ERROR")
+    assert parser["message"] == "Error in parse_streaming_increment: {e}"
+    index = MatchIndex([PatternEntry("p", parser["pattern"], parser["cls"])])
+    pasted = "[2025-02-20 09:00:01] Error in parse_streaming_increment: Expecting value: line 1"
+    (logged,) = parse_error(pasted).exceptions
+    assert any(h.whole for h in index.search(logged.message))
     # A warning is logged too: what came before a crash, or what a user asks about.
     scheduler = "python/sglang/srt/managers/scheduler.py"
     ignored = sites[(scheduler, 607)]

@@ -791,6 +791,41 @@ def test_a_quoted_error_the_paste_cuts_off_is_the_template_it_starts_not_the_gen
     assert match_error(paste, index).matches[0].record_id == "chunk"
 
 
+def test_the_error_a_logged_line_quotes_is_the_one_the_traceback_after_it_locates():
+    # sglang issue 9887 (heldout 035): `Error in request: {e}` logs the TypeError of a call
+    # with a keyword the tokenizer lacks; several calls are such sites (`call` statement
+    # sites), and the traceback after the line names the file of the one that raised.
+    logged = "Error in request: {e}"
+    call = "{callee}() got an unexpected keyword argument '{keyword}'"
+
+    def site(rid, keywords, path):
+        pattern = r"[\w.]+[(][)] got an unexpected keyword argument '(?:" + keywords + ")'"
+        return PatternEntry(
+            rid, pattern, "TypeError", path, 7, call, statement="x.apply_chat_template("
+        )
+
+    index = MatchIndex(
+        [
+            PatternEntry("line", r"Error in request: .+?", "logging.ERROR", "o/base.py", 9, logged),
+            # The more specific pattern (a longer list of keywords), in no frame's file.
+            site("parser", "stream_reasoning|force_reasoning|reasoning_effort", "p/r.py"),
+            site("chat", "tools|reasoning_effort", "o/serving_chat.py"),
+        ]
+    )
+    paste = (
+        '[2025-08-26 10:36:30] INFO:     127.0.0.1:55274 - "POST /v1/chat/completions '
+        'HTTP/1.1" 500 Internal Server Error\n'
+        "[2025-08-26 10:38:03] Error in request: TiktokenTokenizer.apply_chat_template() "
+        "got an unexpected keyword argument 'reasoning_effort'\n"
+    )
+    frames = (
+        "Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/o/serving_chat.py", line 7, in _apply_template\n'
+    )
+    assert match_error(paste, index).matches[0].record_id == "parser"
+    assert match_error(paste + frames, index).matches[0].record_id == "chat"
+
+
 def test_a_title_that_completes_a_message_then_adds_its_own_words_finds_that_message():
     # sgl-project/sglang issue 27109's title: the assert's whole message, then the writer's
     # words; the asserts whose messages go on differently after it come after.
