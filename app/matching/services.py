@@ -663,12 +663,17 @@ def _only_interpreter_words(message: str) -> bool:
     return all(w.lower() in _INTERPRETER_WORDS for w in _TEMPLATE_WORD.findall(literal))
 
 
+def _in_a_frames_file(entry: PatternEntry, frame_files: set[str]) -> bool:
+    """The record's file is one a frame of the paste is in (joined on `file_key`)."""
+    return file_key(entry.file_path or "") in frame_files
+
+
 def _says_nothing(entry: PatternEntry, exc: ParsedException, frame_files: set[str]) -> bool:
     """An interpreter-worded message matched by a template of only the interpreter's words,
     in a file no frame is in: a dependency's generic helper, not where the error came from."""
     if not entry.error_message or entry.statement is not None:
         return False
-    if frame_files and file_key(entry.file_path or "") in frame_files:
+    if _in_a_frames_file(entry, frame_files):
         return False
     return _only_interpreter_words(entry.error_message) and _interpreter_worded(exc, None)
 
@@ -676,7 +681,7 @@ def _says_nothing(entry: PatternEntry, exc: ParsedException, frame_files: set[st
 def _alike_by_wording(entry: PatternEntry, frame_files: set[str]) -> bool:
     """For a message the interpreter words: a record whose template shares only those
     words (its own class's name aside), in a file no frame is in: alike text, no evidence."""
-    if not entry.error_message or (frame_files and file_key(entry.file_path or "") in frame_files):
+    if not entry.error_message or _in_a_frames_file(entry, frame_files):
         return False
     message = _OWN_MODULE.sub("", _SELF_TYPE.sub("", entry.error_message))
     return _only_interpreter_words(message)
@@ -1819,11 +1824,7 @@ def _quoted_errors(
                 # The most specific template only: `KVTransferError(...): {reason}` of every
                 # connector is no answer beside the one that words the reason. Of those a
                 # frame of the paste locates (its traceback follows the line), if any.
-                located = [
-                    inner
-                    for inner in quoted
-                    if file_key(inner.entry.file_path or "") in frame_files
-                ]
+                located = [inner for inner in quoted if _in_a_frames_file(inner.entry, frame_files)]
                 quoted = located or quoted
                 best = max(inner.specificity for inner in quoted)
                 return [inner for inner in quoted if inner.specificity == best]
