@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,12 +177,27 @@ def may_define(data: bytes) -> bool:
     return b"raise " in data and b"def " in data
 
 
+def import_nodes(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The module's import statements, in `ast.walk`'s order, walking statements only (an
+    import is never inside an expression)."""
+    todo: deque[ast.AST] = deque([tree])
+    while todo:
+        node = todo.popleft()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        todo.extend(
+            child
+            for child in ast.iter_child_nodes(node)
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case)
+        )
+
+
 def own_imports(tree: ast.AST, own: str) -> tuple[frozenset[str], frozenset[str]]:
     """Names bound in the module by imports from package `own` (`from own.x import f`,
     relative imports) and module aliases of it (`import own.x.y as m`, `from own.x import m`)."""
     names: set[str] = set()
     modules: set[str] = set()
-    for node in ast.walk(tree):
+    for node in import_nodes(tree):
         if isinstance(node, ast.ImportFrom):
             module = node.module or ""
             if node.level or module.split(".", 1)[0] == own:

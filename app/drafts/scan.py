@@ -24,6 +24,7 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from app.drafts.classes import ClassMessage
 from app.drafts.defined import BUILTIN_EXCEPTIONS, PackageClasses, class_defs, resolve
@@ -40,7 +41,7 @@ from app.drafts.extract import (
     message_parts,
     normalise,
 )
-from app.drafts.helpers import RaisingHelper, own_imports
+from app.drafts.helpers import RaisingHelper, import_nodes, own_imports
 from app.drafts.records import escape_literal
 from app.drafts.typed import MAX_READS_PER_FUNCTION as MAX_TYPED_READS
 from app.drafts.typed import (
@@ -229,7 +230,7 @@ def import_aliases(tree: ast.AST) -> dict[str, str]:
     """What each name an absolute import binds stands for: `import a.b as m` -> `a.b`,
     `import a.b` -> `a`, `from a import b as c` -> `a.b` (b a module or not)."""
     found: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in import_nodes(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -348,11 +349,35 @@ def _message_form(node: ast.expr, source: str | None) -> str:
     return FORM_OTHER
 
 
+# A line and its end as Python counts lines (`\r\n`, `\r` or `\n`; not a form feed).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")
+
+
+@lru_cache(maxsize=8)
+def _lines(source: str) -> tuple[str, ...]:
+    return tuple(_LINE.findall(source))
+
+
+def source_segment(source: str, node: ast.AST) -> str | None:
+    """`ast.get_source_segment(source, node)` with the module's lines split once, not at
+    every call (which made drafting a large module quadratic)."""
+    lineno, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+    col, end_col = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+    if lineno is None or end is None or col is None or end_col is None:
+        return None
+    lines = _lines(source)
+    if end == lineno:
+        return lines[lineno - 1].encode()[col:end_col].decode()
+    first = lines[lineno - 1].encode()[col:].decode()
+    last = lines[end - 1].encode()[:end_col].decode()
+    return "".join((first, *lines[lineno : end - 1], last))
+
+
 def _implicit(node: ast.expr, source: str | None) -> str | None:
     """Adjacent string literals over several lines (not one triple-quoted string)."""
     if source is None or node.end_lineno is None or node.end_lineno == node.lineno:
         return None
-    segment = ast.get_source_segment(source, node) or ""
+    segment = source_segment(source, node) or ""
     head = segment.lstrip("rRbBuUfF")
     if head.startswith(('"""', "'''")) and head.rstrip().endswith(head[:3]):
         if head.count(head[:3]) == 2:
@@ -471,6 +496,9 @@ class _Scanner:
         self._functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self._reads_of: dict[str, tuple[str, ...]] = {}
         self._aliases: dict[str, str] = {}
+        # The nodes of the statement value being scanned: six checks walk each one.
+        self._walked_of: ast.AST | None = None
+        self._walked: list[ast.AST] = []
 
     def run(self, tree: ast.AST) -> None:
         body = getattr(tree, "body", [])
@@ -497,6 +525,12 @@ class _Scanner:
             self._aliases = import_aliases(tree)
             self.sites = [self._with_reads(s) for s in self.sites]
             self.statements = [self._with_reads(s) for s in self.statements]
+
+    def _walk(self, node: ast.AST) -> list[ast.AST]:
+        """`ast.walk(node)` as a list, kept for the node last asked for."""
+        if self._walked_of is not node:
+            self._walked_of, self._walked = node, list(ast.walk(node))
+        return self._walked
 
     def _with_reads(self, site: RaiseSite) -> RaiseSite:
         node = self._functions.get(site.function)
@@ -729,7 +763,7 @@ class _Scanner:
 
     def _segment(self, node: ast.expr) -> str:
         """The node's source as written, on one line (ast.unparse if unavailable)."""
-        text = ast.get_source_segment(self.source, node) if self.source else None
+        text = source_segment(self.source, node) if self.source else None
         return " ".join((text or _source(node)).split())
 
     def _unset(self, tree: ast.AST) -> None:
@@ -865,7 +899,7 @@ class _Scanner:
         value = getattr(stmt, "value", None)
         if value is None:
             return
-        for node in ast.walk(value):
+        for node in self._walk(value):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
                 name = _name(node.func)
                 worded = self.worded.get(name.rsplit(".", 1)[-1])
@@ -908,7 +942,7 @@ class _Scanner:
                 return self._variable(arg.id, line, func)
             return message_parts(self._inline(arg, line, func))
 
-        for node in ast.walk(value):
+        for node in self._walk(value):
             if not isinstance(node, ast.Call):
                 continue
             helper = self._helper(node)
@@ -954,7 +988,7 @@ class _Scanner:
             if isinstance(target, ast.Name) and _MESSAGE_VARIABLE.fullmatch(target.id.lower()):
                 found.append(value)
                 variable = target.id
-        for node in ast.walk(value):
+        for node in self._walk(value):
             if not isinstance(node, ast.Call):
                 continue
             if _error_response(node):
@@ -1010,7 +1044,7 @@ class _Scanner:
         signature raises), and any call that passes a keyword beside `**mapping` (the
         TypeError when the mapping holds that key too)."""
         value = getattr(stmt, "value", None)
-        for node in ast.walk(value) if value is not None else ():
+        for node in self._walk(value) if value is not None else ():
             if not isinstance(node, ast.Call):
                 continue
             spread = [k.value for k in node.keywords if k.arg is None]
@@ -1124,7 +1158,7 @@ class _Scanner:
         value = getattr(stmt, "value", None)
         if value is None or not self._enums or self._value_guarded:
             return
-        for node in ast.walk(value):
+        for node in self._walk(value):
             if not isinstance(node, ast.Call):
                 continue
             qualname = self._enum_class(node)
@@ -1140,7 +1174,7 @@ class _Scanner:
         value = getattr(stmt, "value", None)
         if value is None:
             return
-        for node in ast.walk(value):
+        for node in self._walk(value):
             if (
                 isinstance(node, ast.Subscript)
                 and isinstance(node.ctx, ast.Load)
@@ -1195,7 +1229,7 @@ def _kernel_imports(tree: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
     """Names a module imports from a kernel package, and its aliases of such modules."""
     names: set[str] = set()
     modules: set[str] = set()
-    for node in ast.walk(tree):
+    for node in import_nodes(tree):
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
             if node.module.split(".", 1)[0] in KERNEL_PACKAGES:
                 names.update(a.asname or a.name for a in node.names if a.name != "*")
