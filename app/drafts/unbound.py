@@ -46,7 +46,8 @@ class _Names(Binder):
         elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             yield stmt.name
 
-    def dynamic(self, stmt: ast.stmt) -> bool:
+    def dynamic(self, stmt: ast.stmt, nested: bool = False) -> bool:
+        # Asked of nested statements too: the walk below looks for calls, not for imports.
         if isinstance(stmt, ast.ImportFrom):
             return any(a.name == "*" for a in stmt.names)
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):

@@ -82,14 +82,20 @@ class Binder:
         """Names any other simple statement binds (an import, a `def`)."""
         return iter(())
 
-    def dynamic(self, stmt: ast.stmt) -> bool:
-        """The statement binds names no reader can list."""
-        return not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and _is_dynamic(stmt)
+    def dynamic(self, stmt: ast.stmt, nested: bool = False) -> bool:
+        """The statement binds names no reader can list. `nested`: it is in the body of a
+        statement asked about before, whose walk saw its nodes already."""
+        if nested or isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            return False
+        return _is_dynamic(stmt)
 
 
-def assigns(stmts: list[ast.stmt], sets: Sets, guard: Guard, binder: Binder) -> set[str]:
+def assigns(
+    stmts: list[ast.stmt], sets: Sets, guard: Guard, binder: Binder, nested: bool = False
+) -> set[str]:
     """What a block binds on every path through it; the rest goes to `sets.sometimes` with
-    the test it sits under (`guard` for a block with none)."""
+    the test it sits under (`guard` for a block with none). `nested`: the block is in the
+    body of a statement `binder.dynamic` was asked about."""
     done: set[str] = set()
 
     def sometimes(names: set[str], when: Guard) -> None:
@@ -97,7 +103,7 @@ def assigns(stmts: list[ast.stmt], sets: Sets, guard: Guard, binder: Binder) -> 
             sets.sometimes.setdefault(name, when)
 
     for pos, stmt in enumerate(stmts):
-        if binder.dynamic(stmt):
+        if not sets.dynamic and binder.dynamic(stmt, nested):
             sets.dynamic = True
         if isinstance(stmt, ast.Assign | ast.AugAssign) or (
             isinstance(stmt, ast.AnnAssign) and stmt.value is not None
@@ -105,35 +111,35 @@ def assigns(stmts: list[ast.stmt], sets: Sets, guard: Guard, binder: Binder) -> 
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             done.update(name for target in targets for name in binder.target(target))
         elif isinstance(stmt, ast.If):
-            body = assigns(stmt.body, sets, (False, stmt.test), binder)
-            orelse = assigns(stmt.orelse, sets, (True, stmt.test), binder)
+            body = assigns(stmt.body, sets, (False, stmt.test), binder, True)
+            orelse = assigns(stmt.orelse, sets, (True, stmt.test), binder, True)
             done |= body & orelse
             sometimes(body, (True, stmt.test))  # unset when the test fails
             sometimes(orelse, (False, stmt.test))  # unset when it holds
             if stmt.body and isinstance(stmt.body[-1], ast.Return) and not stmt.orelse:
                 # `if not enabled: return`: what follows is set only when the test fails.
-                after = assigns(stmts[pos + 1 :], sets, (False, stmt.test), binder)
+                after = assigns(stmts[pos + 1 :], sets, (False, stmt.test), binder, nested)
                 sometimes(after, (False, stmt.test))
                 return done
         elif isinstance(stmt, ast.Try):
-            body = assigns([*stmt.body, *stmt.orelse], sets, guard, binder)
-            handled = [assigns(h.body, sets, guard, binder) for h in stmt.handlers]
+            body = assigns([*stmt.body, *stmt.orelse], sets, guard, binder, True)
+            handled = [assigns(h.body, sets, guard, binder, True) for h in stmt.handlers]
             always = body.intersection(*handled) if handled else body
             sometimes(body.union(*handled) - always, guard)
-            done |= always | assigns(stmt.finalbody, sets, guard, binder)
+            done |= always | assigns(stmt.finalbody, sets, guard, binder, True)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
             for item in stmt.items:
                 if item.optional_vars is not None:
                     done.update(binder.target(item.optional_vars))
-            done |= assigns(stmt.body, sets, guard, binder)
+            done |= assigns(stmt.body, sets, guard, binder, True)
         elif isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
             inner = (True, stmt.test) if isinstance(stmt, ast.While) else guard
-            sometimes(assigns([*stmt.body, *stmt.orelse], sets, inner, binder), inner)
+            sometimes(assigns([*stmt.body, *stmt.orelse], sets, inner, binder, True), inner)
             if not isinstance(stmt, ast.While):
                 sometimes(set(binder.target(stmt.target)), guard)
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                sometimes(assigns(case.body, sets, guard, binder), guard)
+                sometimes(assigns(case.body, sets, guard, binder, True), guard)
         else:
             done.update(binder.statement(stmt))
     return done
