@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -96,8 +97,19 @@ class RaisingHelper:
         return out
 
 
-def _own_body(node: ast.AST) -> Iterable[ast.AST]:
+# Each function's own nodes, kept while its tree lives: three scans of a module read them.
+_OWN_BODIES: weakref.WeakKeyDictionary[ast.AST, tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
+
+
+def _own_body(node: ast.AST) -> tuple[ast.AST, ...]:
     """The nodes of a function's body, not of the functions or classes nested in it."""
+    found = _OWN_BODIES.get(node)
+    if found is None:
+        found = _OWN_BODIES[node] = tuple(_walk_own_body(node))
+    return found
+
+
+def _walk_own_body(node: ast.AST) -> Iterator[ast.AST]:
     stack = list(ast.iter_child_nodes(node))
     while stack:
         sub = stack.pop()
