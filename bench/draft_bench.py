@@ -53,10 +53,13 @@ def draft_once(checkout: Path, args: argparse.Namespace) -> dict:
         ],
         cwd=checkout,
         env=env,
-        check=True,
+        check=False,
         capture_output=True,
         text=True,
     )
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"drafting with {checkout} failed: {last}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -75,11 +78,14 @@ def main() -> int:
         parser.error(f"--wheel {args.wheel}: no such file")
     with tempfile.TemporaryDirectory(prefix="draft-bench-") as tmp:
         base = Path(tmp) / "baseline"
-        subprocess.run(
+        added = subprocess.run(
             ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.baseline],
-            check=True,
+            check=False,
             capture_output=True,
+            text=True,
         )
+        if added.returncode != 0:
+            parser.error(f"--baseline {args.baseline}: {added.stderr.strip() or 'not a commit'}")
         try:
             ours: list[dict] = []
             theirs: list[dict] = []
