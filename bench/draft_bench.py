@@ -1,14 +1,19 @@
-"""Time drafting one release with this checkout's drafter against another commit's.
+"""Time drafting with this checkout's drafter against another commit's.
 
 Run by hand (never in tests):
 
     pip download --no-deps sglang==0.5.19 -d /tmp/whl
     .venv/bin/python bench/draft_bench.py --wheel /tmp/whl/sglang-0.5.19-*.whl --baseline HEAD
+    .venv/bin/python bench/draft_bench.py --pins data/corpus/releases.json --baseline HEAD
 
-The baseline commit is checked out in a temporary git worktree; each side drafts the wheel in
-a fresh process (the corpus build's own call, statement sites included), the two taking turns
-for ``--rounds`` rounds. It prints each time, the median ratio (this checkout / baseline;
-below 1 is faster) and whether the two drafts are identical, which a pure speed-up must keep.
+The baseline commit is checked out in a temporary git worktree; each side works in a fresh
+process, the two taking turns for ``--rounds`` rounds. ``--wheel`` drafts one release (the
+corpus build's own call, statement sites included); ``--pins`` builds the corpus file of a
+pins file as `flask corpus build --no-load` does (drafting ``--jobs`` releases at once, then
+merging), into an empty cache whose wheels are those of ``--cache`` (``ERRATA_CACHE_DIR``;
+missing ones are downloaded there first). It prints each time, the median ratio (this
+checkout / baseline; below 1 is faster) and whether the two outputs are identical (the
+decompressed corpus file, or the release's drafts), which a pure speed-up must keep.
 """
 
 from __future__ import annotations
@@ -38,19 +43,33 @@ print(json.dumps({"seconds": seconds, "sites": len(draft.sites),
                   "digest": hashlib.sha256(text.encode()).hexdigest()}))
 """
 
+# The same for a pins file: builds its corpus file in an empty cache (wheels linked in).
+_CHILD_PINS = """
+import gzip, hashlib, json, sys, tempfile, time
+from pathlib import Path
+from app.corpus.build import build_corpus
+from app.corpus.pins import load_pins
+pins, wheels, jobs = load_pins(Path(sys.argv[1])), Path(sys.argv[2]), int(sys.argv[3])
+with tempfile.TemporaryDirectory(prefix="draft-bench-cache-") as tmp:
+    (Path(tmp) / "wheels").symlink_to(wheels)
+    start = time.perf_counter()
+    built = build_corpus(pins, Path(tmp), None, jobs)
+    seconds = time.perf_counter() - start
+    with gzip.open(built.path, "rb") as fh:
+        digest = hashlib.sha256(fh.read()).hexdigest()
+print(json.dumps({"seconds": seconds, "sites": built.records, "digest": digest}))
+"""
+
 
 def draft_once(checkout: Path, args: argparse.Namespace) -> dict:
     env = {**os.environ, "PYTHONPATH": str(checkout)}
+    if args.pins is not None:
+        argv = [_CHILD_PINS, str(args.pins.resolve()), str(args.wheels), str(args.jobs)]
+    else:
+        statements = "1" if args.statements else "0"
+        argv = [_CHILD, str(args.wheel), args.prefix, args.include, statements]
     out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _CHILD,
-            str(args.wheel),
-            args.prefix,
-            args.include,
-            "1" if args.statements else "0",
-        ],
+        [sys.executable, "-c", *argv],
         cwd=checkout,
         env=env,
         check=False,
@@ -63,9 +82,28 @@ def draft_once(checkout: Path, args: argparse.Namespace) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def fetch_wheels(pins: Path, cache: Path | None, parser: argparse.ArgumentParser) -> Path:
+    """The wheels folder of the cache, with every pinned wheel in it (downloaded if missing)."""
+    sys.path.insert(0, str(ROOT))
+    from app.corpus.fetch import FetchError, cache_dir, ensure_wheel
+    from app.corpus.pins import PinError, load_pins
+
+    wheels = (cache if cache is not None else cache_dir()) / "wheels"
+    try:
+        for release in load_pins(pins).releases:
+            ensure_wheel(release, wheels)
+    except (PinError, FetchError) as exc:
+        parser.error(str(exc))
+    return wheels.resolve()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--wheel", type=Path, required=True, help="a release's wheel")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--wheel", type=Path, help="a release's wheel")
+    what.add_argument("--pins", type=Path, help="a pins file: build its corpus file")
+    parser.add_argument("--cache", type=Path, help="where the wheels are (ERRATA_CACHE_DIR)")
+    parser.add_argument("--jobs", type=int, default=2, help="releases drafted at once (--pins)")
     parser.add_argument("--baseline", default="HEAD", help="git commit to compare against")
     parser.add_argument("--prefix", default="python/", help="repository path of the wheel root")
     parser.add_argument("--include", default="sglang/", help="folder drafted ('' for all)")
@@ -74,8 +112,12 @@ def main() -> int:
     )
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
-    if not args.wheel.is_file():
+    if args.wheel is not None and not args.wheel.is_file():
         parser.error(f"--wheel {args.wheel}: no such file")
+    if args.pins is not None:
+        if args.jobs < 1:
+            parser.error("--jobs must be at least 1")
+        args.wheels = fetch_wheels(args.pins, args.cache, parser)
     with tempfile.TemporaryDirectory(prefix="draft-bench-") as tmp:
         base = Path(tmp) / "baseline"
         added = subprocess.run(
@@ -108,9 +150,10 @@ def main() -> int:
         a["seconds"] / b["seconds"] for a, b in zip(ours, theirs, strict=True)
     )
     same = {r["digest"] for r in ours} == {r["digest"] for r in theirs}
+    name = args.wheel.name if args.wheel is not None else f"{args.pins} (--jobs {args.jobs})"
     print(
-        f"{args.wheel.name}: {ours[-1]['sites']} sites; this checkout / baseline "
-        f"({args.baseline}) median {ratio:.2f}x; drafts identical: {same}"
+        f"{name}: {ours[-1]['sites']} sites; this checkout / baseline "
+        f"({args.baseline}) median {ratio:.2f}x; output identical: {same}"
     )
     return 0 if same else 1
 
