@@ -28,6 +28,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.corpus.fetch import FetchError, cache_dir, ensure_wheel  # noqa: E402
+from app.corpus.pins import PinError, load_pins  # noqa: E402
 
 # Run in a child whose sys.path starts at the checkout to time: prints seconds, sites, digest.
 _CHILD = """
@@ -84,10 +88,6 @@ def draft_once(checkout: Path, args: argparse.Namespace) -> dict:
 
 def fetch_wheels(pins: Path, cache: Path | None, parser: argparse.ArgumentParser) -> Path:
     """The wheels folder of the cache, with every pinned wheel in it (downloaded if missing)."""
-    sys.path.insert(0, str(ROOT))
-    from app.corpus.fetch import FetchError, cache_dir, ensure_wheel
-    from app.corpus.pins import PinError, load_pins
-
     wheels = (cache if cache is not None else cache_dir()) / "wheels"
     try:
         for release in load_pins(pins).releases:
