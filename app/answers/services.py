@@ -15,6 +15,7 @@ from app.corpus.answers import (
     site_fields,
     traceback_evidence,
     user_release,
+    wording_note,
 )
 from app.corpus.catalog import Catalog, get_catalog
 from app.corpus.evidence import Evidence
@@ -185,12 +186,19 @@ def _answer(asked: _Asked, filters: MatchFilters, href: Callable[[str], str]) ->
                     asked.swept,
                 ),
                 site=site_fields(
-                    catalog, entry.record_id, user_release(catalog, entry, filters, evidence)
+                    catalog,
+                    entry.record_id,
+                    user_release(catalog, entry, filters, evidence, m.why.pattern),
                 ),
                 same_site=m.same_site,
             )
         )
     extra = evidence_fields(catalog, evidence, href, bool(matches) and not result.fallback)
+    worded = (
+        wording_note(catalog, matches[0].record_id, matches[0].why.pattern) if matches else None
+    )
+    if worded is not None:
+        extra["notes"].append(worded)
     return MatchAnswer(
         matches,
         result.fallback,

@@ -83,15 +83,39 @@ def traceback_evidence(catalog: Catalog, parsed: ParsedError) -> Evidence | None
 
 
 def user_release(
-    catalog: Catalog, entry: PatternEntry, filters: MatchFilters, evidence: Evidence | None
+    catalog: Catalog,
+    entry: PatternEntry,
+    filters: MatchFilters,
+    evidence: Evidence | None,
+    pattern: str | None = None,
 ) -> str | None:
-    """The release to show a site at: the one asked for, else the newest the frames fit."""
+    """The release to show a site at: the one asked for, else the newest the frames fit.
+    When the paste is in an older wording of the site (`pattern`, the one that matched),
+    the newest release with that wording among those the frames fit (any, without a fit)."""
     if filters.version:
         return filters.version
     facts = catalog.sites.get(entry.record_id)
-    if evidence is None or facts is None:
+    if facts is None:
         return None
-    return evidence.release_for(facts.repo)
+    fits = evidence.fits.get(facts.repo, ()) if evidence is not None else ()
+    worded = catalog.wordings.get((entry.record_id, pattern), ()) if pattern else ()
+    both = [release for release in worded if release in fits] if fits else list(worded)
+    if both:
+        return both[-1]
+    return fits[-1] if fits else None
+
+
+def wording_note(catalog: Catalog, record_id: str, pattern: str | None) -> str | None:
+    """For a paste in an older wording of a site: the pinned releases that worded it so."""
+    releases = catalog.wordings.get((record_id, pattern), ()) if pattern else ()
+    facts = catalog.sites.get(record_id)
+    if not releases or facts is None:
+        return None
+    span = releases[0] if len(releases) == 1 else f"{releases[0]} – {releases[-1]}"
+    return (
+        f"the message is worded as {facts.repo} {span} words it (of the pinned releases); "
+        f"the releases after {releases[-1]} word it otherwise"
+    )
 
 
 def evidence_fields(

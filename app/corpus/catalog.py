@@ -150,6 +150,8 @@ class Catalog:
     sites: dict[str, SiteFacts] = field(default_factory=dict)
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     frames: FrameIndex = field(default_factory=lambda: FrameIndex({}, {}))
+    # (record id, an older wording's pattern) -> the pinned releases with that wording
+    wordings: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     # attribute -> the methods that read it of `self` (read from the store on first need:
     # few pastes ask, and held for all it would cost a worker tens of megabytes)
     _readers: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = field(default_factory=dict)
@@ -227,13 +229,13 @@ def build_catalog(session: DbSession) -> Catalog:
     ):
         solutions.setdefault(record_id, []).append(text)
     sites, bases, links = _site_facts(session)
-    index = build_index(session)
+    index, wordings = _indexed(session)
     default_text_search(index)  # built now, not on the first request that falls back
     classes: dict[str, tuple[str, ...]] = {}
     for name, parents in session.execute(select(ExceptionClassDef.name, ExceptionClassDef.bases)):
         classes[name] = tuple(parents)
     frames = FrameIndex.build(sites, bases, links)
-    return Catalog(index, solutions, sites=sites, classes=classes, frames=frames)
+    return Catalog(index, solutions, sites=sites, classes=classes, frames=frames, wordings=wordings)
 
 
 def _site_facts(
@@ -279,6 +281,14 @@ def build_index(session: DbSession) -> MatchIndex:
     """Every record's current pattern, plus each older wording or file of its raise site (the
     same record id, at the file and line of the release that had it). Entries carry
     curated/draft, repo and enclosing function: the matcher groups and ranks by them."""
+    return _indexed(session)[0]
+
+
+def _indexed(
+    session: DbSession,
+) -> tuple[MatchIndex, dict[tuple[str, str], tuple[str, ...]]]:
+    """`build_index`'s index, and the pinned releases of each older wording of a record
+    (record id, that wording's pattern), oldest first: where a paste in it was raised."""
     locations = list(
         session.execute(
             select(
@@ -288,6 +298,7 @@ def build_index(session: DbSession) -> MatchIndex:
                 RecordLocation.line_number,
                 RecordLocation.error_message,
                 RecordLocation.function,
+                RecordLocation.release,
             ).order_by(RecordLocation.record_id, RecordLocation.position)
         )
     )
@@ -334,8 +345,11 @@ def build_index(session: DbSession) -> MatchIndex:
     ]
     by_id = {e.record_id: e for e in current}
     older: dict[tuple[str, str, str], PatternEntry] = {}
-    for rid, pattern, path, line, message, function in locations:
+    worded: dict[tuple[str, str], list[str]] = {}
+    for rid, pattern, path, line, message, function, release in locations:
         entry = by_id.get(rid)
+        if entry is not None and pattern != entry.pattern:
+            worded.setdefault((rid, pattern), []).append(intern(release))
         # An older wording, or the file the site was in before it moved (a traceback
         # from that release has its frames there).
         if entry is not None and (pattern != entry.pattern or path != entry.file_path):
@@ -360,7 +374,8 @@ def build_index(session: DbSession) -> MatchIndex:
                 _other_lines(lines_at, rid, path, line),
             )
     # Older wordings first: the index keeps the last entry per id as the record's own.
-    return MatchIndex([*older.values(), *current])
+    wordings = {key: tuple(releases) for key, releases in worded.items()}
+    return MatchIndex([*older.values(), *current]), wordings
 
 
 def _other_lines(

@@ -155,10 +155,6 @@ class Evidence:
     frame: FrameAnswer | None
     notes: tuple[str, ...]
 
-    def release_for(self, repo: str) -> str | None:
-        fits = self.fits.get(repo)
-        return fits[-1] if fits else None
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "source": "frames",

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from app.corpus.answers import MatchFilters, user_release
 from app.corpus.catalog import Catalog, Memo, SiteFacts
+from app.corpus.evidence import Evidence
 from app.corpus.history import Location
-from app.matching import MatchIndex
+from app.matching import MatchIndex, PatternEntry
 
 pytestmark = pytest.mark.unit
 
@@ -25,6 +27,7 @@ CATALOG = Catalog(
         "curated": SiteFacts("sgl-project/sglang", True, ()),
     },
     classes={"KVTransferError": ("Exception",), "MooncakeError": ("conn.KVTransferError",)},
+    wordings={("draft", "Old words"): ("0.4.6", "0.4.9")},
 )
 
 
@@ -43,6 +46,23 @@ def test_location_at_the_users_release():
     assert facts.at("0.5.1").file_path == "python/sglang/a.py"
     assert facts.at("0.5.10").line_number == 20
     assert facts.at(None).release == "0.5.5"
+
+
+def test_the_users_release_by_filter_frames_and_the_wording_that_matched():
+    entry = PatternEntry("draft", "New words")
+    none = MatchFilters()
+
+    def frames(*releases: str) -> Evidence:
+        return Evidence({"sgl-project/sglang": releases}, None, ())
+
+    assert user_release(CATALOG, entry, MatchFilters(version="0.5.1"), frames("0.5.5")) == "0.5.1"
+    assert user_release(CATALOG, entry, none, None, "New words") is None  # the latest
+    assert user_release(CATALOG, entry, none, None, "Old words") == "0.4.9"
+    assert user_release(CATALOG, entry, none, frames("0.4.6", "0.5.5"), "New words") == "0.5.5"
+    # Frames that fit several releases, a wording only some had: where both agree.
+    assert user_release(CATALOG, entry, none, frames("0.4.6", "0.5.5"), "Old words") == "0.4.6"
+    # They disagree: the frames (a traceback's lines) say more than a reworded message.
+    assert user_release(CATALOG, entry, none, frames("0.5.5"), "Old words") == "0.5.5"
 
 
 def test_exception_class_ancestry_for_class_agreement():

@@ -25,6 +25,10 @@ OLD_WORDING = (
     "ValueError: Initial test run failed - Please make sure benchmark arguments are "
     "correctly specified. Error: connection refused"
 )
+NEW_WORDING = (
+    "ValueError: Warmup failed - Please make sure benchmark arguments are correctly "
+    "specified. Error: connection refused"
+)
 CURATED_ID = "c0ffee0000000001"
 
 
@@ -64,7 +68,19 @@ def test_old_wording_matches_the_site_with_its_release_range(built, client):
     assert top["errorMessage"].startswith("Warmup failed - Please make sure")
     assert top["curated"] is False and top["repo"] == "sgl-project/sglang"
     assert top["releases"] == {"first": "0.4.3", "last": "0.4.6"}
-    assert top["at"]["release"] == "0.4.6"
+    # No release asked for and no frames: the paste's wording says where it was raised.
+    assert top["at"]["release"] == "0.4.3" and top["at"]["filePath"].endswith("bench_serving.py")
+    answer = client.post("/api/v1/match", json={"text": NEW_WORDING}).get_json()
+    newer = answer["matches"][0]
+    assert newer["id"] == top["id"] and newer["at"]["release"] == "0.4.6"
+    assert not any(note.startswith("the message is worded as") for note in answer["notes"])
+    page = post_match_page(client, OLD_WORDING)
+    assert page.status_code == 200
+    assert "the releases after 0.4.3 word it otherwise" in page.get_data(as_text=True)
+    assert (
+        "the message is worded as sgl-project/sglang 0.4.3 words it (of the pinned releases); "
+        "the releases after 0.4.3 word it otherwise"
+    ) in body["notes"]
     older = client.post(
         "/api/v1/match", json={"text": OLD_WORDING, "limit": 3, "version": "0.4.3"}
     ).get_json()["matches"][0]
