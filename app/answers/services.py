@@ -15,6 +15,7 @@ from app.corpus.answers import (
     site_fields,
     traceback_evidence,
     user_release,
+    worded_releases,
     wording_note,
 )
 from app.corpus.catalog import Catalog, get_catalog
@@ -163,11 +164,15 @@ def _asked(
 
 def _answer(asked: _Asked, filters: MatchFilters, href: Callable[[str], str]) -> MatchAnswer:
     catalog, result, evidence = asked.catalog, asked.ranked.result, asked.ranked.evidence
-    matches = []
+    matches: list[MatchedRecord] = []
+    first_worded: tuple[str, ...] = ()  # the wording's releases, for the first match
     for m in asked.found:
         entry = catalog.index.get(m.record_id)
         if entry is None:
             continue
+        worded = worded_releases(catalog, entry, m.why)
+        if not matches:
+            first_worded = worded
         matches.append(
             MatchedRecord(
                 record_id=entry.record_id,
@@ -188,17 +193,15 @@ def _answer(asked: _Asked, filters: MatchFilters, href: Callable[[str], str]) ->
                 site=site_fields(
                     catalog,
                     entry.record_id,
-                    user_release(catalog, entry, filters, evidence, m.why.pattern),
+                    user_release(catalog, entry, filters, evidence, worded),
                 ),
                 same_site=m.same_site,
             )
         )
     extra = evidence_fields(catalog, evidence, href, bool(matches) and not result.fallback)
-    worded = (
-        wording_note(catalog, matches[0].record_id, matches[0].why.pattern) if matches else None
-    )
-    if worded is not None:
-        extra["notes"].append(worded)
+    note = wording_note(catalog, matches[0].record_id, first_worded) if matches else None
+    if note is not None:
+        extra["notes"].append(note)
     return MatchAnswer(
         matches,
         result.fallback,

@@ -6,15 +6,25 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+import re2
+
 from app.corpus.evidence import Evidence, frame_evidence
-from app.matching import ParsedError, PatternEntry
+from app.corpus.history import version_key
+from app.matching import Explanation, ParsedError, PatternEntry
+from app.matching.services import KIND_PATTERN
 
 if TYPE_CHECKING:  # the catalog imports this package's models; no import at run time
     from app.corpus.catalog import Catalog
 
 FILTER_OVERFETCH = 50
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+_WORDING_OPTIONS = re2.Options()
+_WORDING_OPTIONS.log_errors = False
+_WORDING_OPTIONS.max_mem = 8 << 20
+_WORDING_OPTIONS.never_capture = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,39 +92,69 @@ def traceback_evidence(catalog: Catalog, parsed: ParsedError) -> Evidence | None
     return frame_evidence(catalog.frames, frames) if frames else None
 
 
+def worded_releases(catalog: Catalog, entry: PatternEntry, why: Explanation) -> tuple[str, ...]:
+    """The pinned releases that worded the site as the paste does, when the paste's message
+    matched a whole older wording (`why`) and not the site's current one; else (). Not for
+    a statement site but an import (whose message names what it imported): the interpreter
+    words its message from code that changes for more reasons than a rewording (a callee's
+    signature)."""
+    older = catalog.wordings.get(entry.record_id)
+    if not older or why.kind != KIND_PATTERN or why.pattern == entry.pattern:
+        return ()
+    if entry.statement and entry.error_class not in _IMPORT_ERRORS:
+        return ()
+    message = why.exception_message
+    current = _wording(entry.pattern)
+    if current is None or current.search(message):
+        return ()  # the current wording fits too: the wording says nothing of the release
+    found: set[str] = set()
+    for pattern, releases in older:
+        regex = _wording(pattern)
+        if regex is not None and regex.search(message):
+            found.update(releases)
+    return tuple(sorted(found, key=version_key))
+
+
+@lru_cache(maxsize=4096)
+def _wording(pattern: str) -> re2._Regexp | None:
+    try:
+        return re2.compile(pattern, _WORDING_OPTIONS)
+    except Exception:  # re2 raises its own error type for unsupported syntax
+        return None
+
+
 def user_release(
     catalog: Catalog,
     entry: PatternEntry,
     filters: MatchFilters,
     evidence: Evidence | None,
-    pattern: str | None = None,
+    worded: tuple[str, ...] = (),
 ) -> str | None:
     """The release to show a site at: the one asked for, else the newest the frames fit.
-    When the paste is in an older wording of the site (`pattern`, the one that matched),
-    the newest release with that wording among those the frames fit (any, without a fit)."""
+    A paste in an older wording of the site (`worded`: the releases that worded it so)
+    narrows that to the releases both fit, or, with no frames that fit, to the newest of
+    those releases."""
     if filters.version:
         return filters.version
     facts = catalog.sites.get(entry.record_id)
     if facts is None:
         return None
     fits = evidence.fits.get(facts.repo, ()) if evidence is not None else ()
-    worded = catalog.wordings.get((entry.record_id, pattern), ()) if pattern else ()
     both = [release for release in worded if release in fits] if fits else list(worded)
     if both:
         return both[-1]
     return fits[-1] if fits else None
 
 
-def wording_note(catalog: Catalog, record_id: str, pattern: str | None) -> str | None:
+def wording_note(catalog: Catalog, record_id: str, worded: tuple[str, ...]) -> str | None:
     """For a paste in an older wording of a site: the pinned releases that worded it so."""
-    releases = catalog.wordings.get((record_id, pattern), ()) if pattern else ()
     facts = catalog.sites.get(record_id)
-    if not releases or facts is None:
+    if not worded or facts is None:
         return None
-    span = releases[0] if len(releases) == 1 else f"{releases[0]} – {releases[-1]}"
+    span = worded[0] if len(worded) == 1 else f"{worded[0]} – {worded[-1]}"
     return (
         f"the message is worded as {facts.repo} {span} words it (of the pinned releases); "
-        f"the releases after {releases[-1]} word it otherwise"
+        f"the releases after {worded[-1]} word it otherwise"
     )
 
 

@@ -150,8 +150,8 @@ class Catalog:
     sites: dict[str, SiteFacts] = field(default_factory=dict)
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     frames: FrameIndex = field(default_factory=lambda: FrameIndex({}, {}))
-    # (record id, an older wording's pattern) -> the pinned releases with that wording
-    wordings: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    # record id -> its site's older wordings: (pattern, the pinned releases with it)
+    wordings: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=dict)
     # attribute -> the methods that read it of `self` (read from the store on first need:
     # few pastes ask, and held for all it would cost a worker tens of megabytes)
     _readers: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = field(default_factory=dict)
@@ -286,9 +286,9 @@ def build_index(session: DbSession) -> MatchIndex:
 
 def _indexed(
     session: DbSession,
-) -> tuple[MatchIndex, dict[tuple[str, str], tuple[str, ...]]]:
-    """`build_index`'s index, and the pinned releases of each older wording of a record
-    (record id, that wording's pattern), oldest first: where a paste in it was raised."""
+) -> tuple[MatchIndex, dict[str, tuple[tuple[str, tuple[str, ...]], ...]]]:
+    """`build_index`'s index, and each record's older wordings: (pattern, the pinned
+    releases with it, oldest first), where a paste in that wording was raised."""
     locations = list(
         session.execute(
             select(
@@ -374,7 +374,9 @@ def _indexed(
                 _other_lines(lines_at, rid, path, line),
             )
     # Older wordings first: the index keeps the last entry per id as the record's own.
-    wordings = {key: tuple(releases) for key, releases in worded.items()}
+    wordings: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}
+    for (rid, pattern), releases in worded.items():
+        wordings[rid] = (*wordings.get(rid, ()), (pattern, tuple(releases)))
     return MatchIndex([*older.values(), *current]), wordings
 
 

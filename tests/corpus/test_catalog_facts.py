@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from app.corpus.answers import MatchFilters, user_release
+from app.corpus.answers import MatchFilters, user_release, worded_releases, wording_note
 from app.corpus.catalog import Catalog, Memo, SiteFacts
 from app.corpus.evidence import Evidence
 from app.corpus.history import Location
-from app.matching import MatchIndex, PatternEntry
+from app.matching import Explanation, MatchIndex, PatternEntry
 
 pytestmark = pytest.mark.unit
 
@@ -27,7 +29,12 @@ CATALOG = Catalog(
         "curated": SiteFacts("sgl-project/sglang", True, ()),
     },
     classes={"KVTransferError": ("Exception",), "MooncakeError": ("conn.KVTransferError",)},
-    wordings={("draft", "Old words"): ("0.4.6", "0.4.9")},
+    wordings={
+        "draft": (
+            (r"Initial test run failed: .+", ("0.4.6", "0.4.9")),
+            (r"Warmup failed.*", ("0.4.3",)),
+        )
+    },
 )
 
 
@@ -48,21 +55,50 @@ def test_location_at_the_users_release():
     assert facts.at(None).release == "0.5.5"
 
 
-def test_the_users_release_by_filter_frames_and_the_wording_that_matched():
+def _why(pattern: str, message: str, kind: str = "pattern") -> Explanation:
+    return Explanation(
+        kind, pattern, None, None, True, "plain", None, message, "unknown", None, None, 0, None
+    )
+
+
+def test_a_paste_in_an_older_wording_says_which_releases_worded_it_so():
+    entry = PatternEntry("draft", r"Warmup failed: .+")
+    old = r"Initial test run failed: .+"
+    old_at = ("0.4.6", "0.4.9")
+    assert worded_releases(CATALOG, entry, _why(old, "Initial test run failed: 111")) == old_at
+    # The current wording fits the message too (an older, looser pattern matched first).
+    loose = r"Warmup failed.*"
+    assert worded_releases(CATALOG, entry, _why(loose, "Warmup failed: refused")) == ()
+    # A cut-off message matched by its start says nothing of the release.
+    assert worded_releases(CATALOG, entry, _why(old, "Initial test run", "prefix")) == ()
+    assert worded_releases(CATALOG, entry, _why(entry.pattern, "Warmup failed: 1")) == ()
+    call = PatternEntry("draft", r"f\(\) got an unexpected .+", "TypeError", statement="f(x=1)")
+    assert worded_releases(CATALOG, call, _why(old, "Initial test run failed: 1")) == ()
+    imported = replace(call, error_class="ImportError", statement="from m import a")
+    assert worded_releases(CATALOG, imported, _why(old, "Initial test run failed: 1")) == old_at
+
+
+def test_the_users_release_by_filter_frames_and_wording():
     entry = PatternEntry("draft", "New words")
     none = MatchFilters()
+    old = ("0.4.6", "0.4.9")
 
     def frames(*releases: str) -> Evidence:
         return Evidence({"sgl-project/sglang": releases}, None, ())
 
     assert user_release(CATALOG, entry, MatchFilters(version="0.5.1"), frames("0.5.5")) == "0.5.1"
-    assert user_release(CATALOG, entry, none, None, "New words") is None  # the latest
-    assert user_release(CATALOG, entry, none, None, "Old words") == "0.4.9"
-    assert user_release(CATALOG, entry, none, frames("0.4.6", "0.5.5"), "New words") == "0.5.5"
+    assert user_release(CATALOG, entry, none, None) is None  # the latest
+    assert user_release(CATALOG, entry, none, None, old) == "0.4.9"
+    assert user_release(CATALOG, entry, none, frames("0.4.6", "0.5.5")) == "0.5.5"
     # Frames that fit several releases, a wording only some had: where both agree.
-    assert user_release(CATALOG, entry, none, frames("0.4.6", "0.5.5"), "Old words") == "0.4.6"
+    assert user_release(CATALOG, entry, none, frames("0.4.6", "0.5.5"), old) == "0.4.6"
     # They disagree: the frames (a traceback's lines) say more than a reworded message.
-    assert user_release(CATALOG, entry, none, frames("0.5.5"), "Old words") == "0.5.5"
+    assert user_release(CATALOG, entry, none, frames("0.5.5"), old) == "0.5.5"
+    assert wording_note(CATALOG, "draft", old) == (
+        "the message is worded as sgl-project/sglang 0.4.6 – 0.4.9 words it (of the pinned "
+        "releases); the releases after 0.4.9 word it otherwise"
+    )
+    assert wording_note(CATALOG, "draft", ()) is None
 
 
 def test_exception_class_ancestry_for_class_agreement():
