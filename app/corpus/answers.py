@@ -6,14 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-
-import re2
 
 from app.corpus.evidence import Evidence, frame_evidence
 from app.corpus.history import version_key
 from app.matching import Explanation, ParsedError, PatternEntry
+from app.matching.index import verifier
 from app.matching.services import KIND_PATTERN
 
 if TYPE_CHECKING:  # the catalog imports this package's models; no import at run time
@@ -21,10 +19,6 @@ if TYPE_CHECKING:  # the catalog imports this package's models; no import at run
 
 FILTER_OVERFETCH = 50
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
-_WORDING_OPTIONS = re2.Options()
-_WORDING_OPTIONS.log_errors = False
-_WORDING_OPTIONS.max_mem = 8 << 20
-_WORDING_OPTIONS.never_capture = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,23 +98,15 @@ def worded_releases(catalog: Catalog, entry: PatternEntry, why: Explanation) -> 
     if entry.statement and entry.error_class not in _IMPORT_ERRORS:
         return ()
     message = why.exception_message
-    current = _wording(entry.pattern)
+    current = verifier(entry.pattern)
     if current is None or current.search(message):
         return ()  # the current wording fits too: the wording says nothing of the release
     found: set[str] = set()
     for pattern, releases in older:
-        regex = _wording(pattern)
+        regex = verifier(pattern)
         if regex is not None and regex.search(message):
             found.update(releases)
     return tuple(sorted(found, key=version_key))
-
-
-@lru_cache(maxsize=4096)
-def _wording(pattern: str) -> re2._Regexp | None:
-    try:
-        return re2.compile(pattern, _WORDING_OPTIONS)
-    except Exception:  # re2 raises its own error type for unsupported syntax
-        return None
 
 
 def user_release(

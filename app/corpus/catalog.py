@@ -345,11 +345,11 @@ def _indexed(
     ]
     by_id = {e.record_id: e for e in current}
     older: dict[tuple[str, str, str], PatternEntry] = {}
-    worded: dict[tuple[str, str], list[str]] = {}
+    worded: dict[str, dict[str, list[str]]] = {}  # id -> older pattern -> its releases
     for rid, pattern, path, line, message, function, release in locations:
         entry = by_id.get(rid)
         if entry is not None and pattern != entry.pattern:
-            worded.setdefault((rid, pattern), []).append(intern(release))
+            worded.setdefault(rid, {}).setdefault(pattern, []).append(intern(release))
         # An older wording, or the file the site was in before it moved (a traceback
         # from that release has its frames there).
         if entry is not None and (pattern != entry.pattern or path != entry.file_path):
@@ -373,10 +373,11 @@ def _indexed(
                 entry.context,
                 _other_lines(lines_at, rid, path, line),
             )
+    wordings = {
+        rid: tuple((pattern, tuple(releases)) for pattern, releases in by_pattern.items())
+        for rid, by_pattern in worded.items()
+    }
     # Older wordings first: the index keeps the last entry per id as the record's own.
-    wordings: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}
-    for (rid, pattern), releases in worded.items():
-        wordings[rid] = (*wordings.get(rid, ()), (pattern, tuple(releases)))
     return MatchIndex([*older.values(), *current]), wordings
 
 

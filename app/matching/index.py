@@ -182,6 +182,12 @@ def _without_stop(pattern: str) -> re2._Regexp | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def verifier(pattern: str) -> re2._Regexp | None:
+    """A pattern compiled by RE2 as the index verifies it; None when RE2 cannot."""
+    return _compile(pattern, _VERIFY_OPTIONS)
+
+
 def whole_but_its_stop(hit: PatternHit, message: str) -> bool:
     """A cut-off hit whose text instantiates the whole template but for its closing stop:
     the whole message, written without the final period."""
